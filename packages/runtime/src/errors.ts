@@ -1,0 +1,161 @@
+import type { ModelErrorCode, OverloadCapacity } from '@sluice/protocol';
+
+/**
+ * Base of every error the model runtime reports. `code` is stable on the wire; `retryable`
+ * says whether the same call may succeed if simply tried again later.
+ */
+export abstract class ModelRuntimeError extends Error {
+  abstract readonly code: ModelErrorCode;
+  abstract readonly retryable: boolean;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** A capacity of the scheduler was full; nothing was accepted (SCH-14). */
+export class OverloadedError extends ModelRuntimeError {
+  readonly code = 'model_overloaded';
+  readonly retryable = true;
+  constructor(
+    readonly capacity: OverloadCapacity,
+    readonly limit: number,
+  ) {
+    super(
+      capacity === 'QueueFull'
+        ? `Model scheduler queue is full (${limit} waiting); retry later`
+        : `Model scheduler in-flight capacity is full (${limit} accepted calls not yet cleaned up); retry later`,
+    );
+  }
+}
+
+/** The serialized request exceeds `maxRequestBytes`; nothing was accepted (SCH-17). */
+export class RequestTooLargeError extends ModelRuntimeError {
+  readonly code = 'request_too_large';
+  readonly retryable = false;
+  constructor(readonly limitBytes: number) {
+    super(`Model request is larger than maxRequestBytes (${limitBytes} bytes); shorten the conversation`);
+  }
+}
+
+/** Where a call's deadline was spent. */
+export type TimeoutPhase = 'admission' | 'queued' | 'preparing' | 'executing';
+
+/** A controlled timeout: the call's absolute deadline passed (SCH-6). */
+export class TimeoutError extends ModelRuntimeError {
+  readonly code: ModelErrorCode = 'model_timeout';
+  readonly retryable = true;
+  constructor(
+    readonly timeoutMs: number,
+    readonly phase: TimeoutPhase,
+  ) {
+    super(`Model call timed out after ${timeoutMs} ms (deadline reached while ${phase})`);
+  }
+}
+
+/** The deadline was spent while waiting for a slot; keeps the Timeout class (SCH-14). */
+export class QueueTimeoutError extends TimeoutError {
+  override readonly code = 'model_queue_timeout';
+  constructor(timeoutMs: number) {
+    super(timeoutMs, 'queued');
+  }
+}
+
+/** The call's timeout cannot form a usable deadline (SCH-7). */
+export class InvalidTimeoutError extends ModelRuntimeError {
+  readonly code = 'invalid_timeout';
+  readonly retryable = false;
+  constructor(readonly timeout: unknown) {
+    super(`timeout must be a non-negative number of milliseconds, got ${String(timeout)}`);
+  }
+}
+
+/** Why a task budget refuses more work. */
+export type BudgetReason = 'calls' | 'input_tokens' | 'output_tokens' | 'cost' | 'activity_time' | 'stopped';
+
+/** The task budget is exhausted or was stopped; the typed reason is kept (SCH-14). */
+export class BudgetError extends ModelRuntimeError {
+  readonly code = 'budget_exhausted';
+  readonly retryable = false;
+  constructor(
+    readonly reason: BudgetReason,
+    readonly taskId: string,
+    detail?: string,
+  ) {
+    super(`Task budget of "${taskId}" refuses the call: ${reason}${detail ? ` (${detail})` : ''}`);
+  }
+}
+
+/** The host cancelled the call, or a stream's consumer went away. */
+export class CancelledError extends ModelRuntimeError {
+  readonly code = 'model_cancelled';
+  readonly retryable = false;
+  constructor(readonly reason: 'host' | 'consumer_gone' = 'host') {
+    super(reason === 'host' ? 'Model call was cancelled' : 'Model stream consumer went away');
+  }
+}
+
+/** The runtime is shutting down and accepts no work; queued work is cancelled with this. */
+export class RuntimeStoppedError extends ModelRuntimeError {
+  readonly code = 'runtime_stopped';
+  readonly retryable = false;
+  constructor() {
+    super('Model runtime is shutting down');
+  }
+}
+
+/** What the runtime tried when a journal append failed — the evidence of SCH-13/15. */
+export interface RecordingEvidence {
+  callId: string;
+  record: 'model_request' | 'model_result';
+  journal: string;
+  /** Wall-clock time the append failed, ISO 8601. */
+  failedAt: string;
+  /** The journal's own error message. */
+  error: string;
+}
+
+/** The `ModelRequest` record could not be confirmed; the provider was never started (SCH-15). */
+export class RecordingError extends ModelRuntimeError {
+  readonly code: ModelErrorCode = 'model_recording_failed';
+  readonly retryable = false;
+  constructor(
+    readonly evidence: RecordingEvidence,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `Model call ${evidence.callId}: journal "${evidence.journal}" failed to record ${evidence.record}: ${evidence.error}`,
+      options,
+    );
+  }
+}
+
+/**
+ * The `ModelResult` record could not be confirmed after the provider ran: the outcome is not
+ * delivered as success and keeps this classification, never masked by a timeout (SCH-16).
+ */
+export class ModelClosureFailure extends RecordingError {
+  override readonly code = 'model_closure_failure';
+  constructor(
+    evidence: RecordingEvidence,
+    /** The call's own outcome before recording failed: `success`, or the error's code. */
+    readonly outcome: string,
+    options?: { cause?: unknown },
+  ) {
+    super(evidence, options);
+  }
+}
+
+/** The provider failed (HTTP error, network error, malformed answer); never includes prompt text. */
+export class ProviderError extends ModelRuntimeError {
+  readonly code = 'model_provider_error';
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

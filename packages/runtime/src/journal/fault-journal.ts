@@ -1,0 +1,75 @@
+import type { Journal, JournalRecord } from './records.js';
+
+interface Held {
+  record: JournalRecord;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Wraps a real journal and injects faults on command: stall appends until released, or fail
+ * the next ones. Tests use it to show what the runtime does when its disk hangs or breaks —
+ * the runtime itself is never mocked.
+ */
+export class FaultInjectingJournal implements Journal {
+  readonly name: string;
+  private stalled = false;
+  private failures: Array<{ remaining: number; message: string; when: (r: JournalRecord) => boolean }> = [];
+  private held: Held[] = [];
+
+  constructor(private readonly inner: Journal) {
+    this.name = inner.name;
+  }
+
+  /** From now on, appends wait until {@link resume}. */
+  stall(): void {
+    this.stalled = true;
+  }
+
+  /** Lets stalled appends (and later ones) through to the inner journal, in order. */
+  resume(): void {
+    this.stalled = false;
+    const held = this.held;
+    this.held = [];
+    for (const h of held) this.forward(h.record).then(h.resolve, h.reject);
+  }
+
+  /** Fails held appends with `message` instead of writing them. */
+  failHeld(message = 'injected journal failure'): void {
+    const held = this.held;
+    this.held = [];
+    for (const h of held) h.reject(new Error(message));
+  }
+
+  /** The next `count` appends matching `when` reject with `message`. */
+  failNext(count = 1, message = 'injected journal failure', when: (r: JournalRecord) => boolean = () => true): void {
+    this.failures.push({ remaining: count, message, when });
+  }
+
+  /** Appends currently held by a stall. */
+  get heldCount(): number {
+    return this.held.length;
+  }
+
+  append(record: JournalRecord): Promise<void> {
+    if (this.stalled) {
+      return new Promise<void>((resolve, reject) => this.held.push({ record, resolve, reject }));
+    }
+    return this.forward(record);
+  }
+
+  close(): Promise<void> {
+    this.resume();
+    return this.inner.close();
+  }
+
+  private forward(record: JournalRecord): Promise<void> {
+    const failure = this.failures.find((f) => f.remaining > 0 && f.when(record));
+    if (failure) {
+      failure.remaining--;
+      if (failure.remaining === 0) this.failures = this.failures.filter((f) => f.remaining > 0);
+      return Promise.reject(new Error(failure.message));
+    }
+    return this.inner.append(record);
+  }
+}
