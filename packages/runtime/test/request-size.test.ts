@@ -1,0 +1,47 @@
+import fc from 'fast-check';
+import { expect, test } from 'vitest';
+import { jsonByteLength } from '../src/scheduler/request-size.js';
+
+test('SCH-17 the bounded counter equals the UTF-8 length of JSON.stringify for any JSON value', () => {
+  fc.assert(
+    fc.property(fc.jsonValue(), (value) => {
+      const exact = Buffer.byteLength(JSON.stringify(value));
+      expect(jsonByteLength(value, Number.MAX_SAFE_INTEGER)).toBe(exact);
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test('SCH-17 strings with escapes, astral characters and lone surrogates count like JSON.stringify', () => {
+  fc.assert(
+    fc.property(fc.string({ unit: 'binary' }), (text) => {
+      const value = { text, nested: [text, { text }] };
+      expect(jsonByteLength(value, Number.MAX_SAFE_INTEGER)).toBe(Buffer.byteLength(JSON.stringify(value)));
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test('SCH-17 undefined members, toJSON and dates are counted as JSON.stringify writes them', () => {
+  const value = { a: undefined, b: () => 1, c: [undefined, 1], d: new Date(0), e: null, f: -0.5e-7 };
+  expect(jsonByteLength(value, 10_000)).toBe(Buffer.byteLength(JSON.stringify(value)));
+});
+
+test('SCH-17 counting stops once past the limit instead of walking a huge value', () => {
+  const huge = { messages: Array.from({ length: 100_000 }, () => ({ role: 'user', content: 'x'.repeat(100) })) };
+  let reads = 0;
+  const watched = new Proxy(huge.messages, {
+    get(target, key, receiver) {
+      if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+      return Reflect.get(target, key, receiver);
+    },
+  });
+  expect(jsonByteLength({ messages: watched }, 1_000)).toBeGreaterThan(1_000);
+  expect(reads).toBeLessThan(20);
+});
+
+test('SCH-17 circular structures are refused like JSON.stringify refuses them', () => {
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  expect(() => jsonByteLength(cyclic, 1_000)).toThrow(/circular/);
+});
