@@ -12,3 +12,4 @@ export * from './scheduler/linked-queue.js';
 export * from './scheduler/request-size.js';
 export * from './scheduler/scheduler.js';
 export * from './gateway/model-runtime.js';
+export * from './providers/index.js';

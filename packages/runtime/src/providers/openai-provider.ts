@@ -1,0 +1,332 @@
+import type { ModelStopReason } from '@sluice/protocol';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, type ClientOptions } from 'openai';
+import { systemClock, type Clock, type TimerHandle } from '../clock.js';
+import { ProviderError } from '../errors.js';
+import type {
+  ChatMessage,
+  GenerationRequest,
+  ModelProvider,
+  ModelResponse,
+  ModelStreamEvent,
+  ProviderCallOptions,
+  Usage,
+} from '../types.js';
+
+export { ProviderError } from '../errors.js';
+
+type WireMessage = OpenAI.Chat.ChatCompletionMessageParam;
+type WireTool = OpenAI.Chat.ChatCompletionFunctionTool;
+type WireParams = Omit<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, 'stream' | 'stream_options'>;
+
+const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+/** Options of {@link OpenAIProvider}; `baseURL` and `apiKey` fall back to the environment. */
+export interface OpenAIProviderOptions {
+  /** Model used when a call names none (`gpt-4o-mini`, `qwen-plus`, `llama3.1`, …). */
+  model: string;
+  /** Base URL including `/v1`; default `OPENAI_BASE_URL`, else `https://api.openai.com/v1`. */
+  baseURL?: string;
+  /** Bearer token; default `OPENAI_API_KEY`. Without either no `Authorization` header is sent. */
+  apiKey?: string;
+  organization?: string;
+  defaultHeaders?: Record<string, string>;
+  /** Custom `fetch` implementation handed to the `openai` client. */
+  fetch?: ClientOptions['fetch'];
+  /** Clock for the per-call timeout; default the system clock. */
+  clock?: Clock;
+}
+
+/**
+ * A provider for any OpenAI-compatible chat-completions endpoint (OpenAI, DashScope/Qwen,
+ * vLLM, Ollama, llama.cpp). It performs exactly one HTTP call per request — retries belong
+ * to the runtime — and bounds the whole call, stream included, by the timeout it is told.
+ */
+export class OpenAIProvider implements ModelProvider {
+  readonly name = 'openai';
+  readonly defaultModel: string;
+  /** The endpoint as named in error messages: origin and path, never credentials or query. */
+  readonly endpoint: string;
+  private readonly client: OpenAI;
+  private readonly clock: Clock;
+
+  constructor(options: OpenAIProviderOptions) {
+    if (typeof options?.model !== 'string' || options.model.trim() === '') {
+      throw new TypeError(`model must be a non-empty string, got ${JSON.stringify(options?.model)}`);
+    }
+    const baseURL = httpURL(options.baseURL ?? nonEmptyEnv('OPENAI_BASE_URL') ?? DEFAULT_BASE_URL);
+    const apiKey = options.apiKey || nonEmptyEnv('OPENAI_API_KEY');
+    this.defaultModel = options.model;
+    this.endpoint = `${baseURL.origin}${baseURL.pathname.replace(/\/+$/, '')}`;
+    this.clock = options.clock ?? systemClock;
+    this.client = new OpenAI({
+      baseURL: baseURL.href,
+      // The client insists on a key; keyless local servers get a placeholder whose header is removed.
+      apiKey: apiKey ?? 'no-key',
+      organization: options.organization,
+      defaultHeaders: { ...options.defaultHeaders, ...(apiKey === undefined ? { Authorization: null } : {}) },
+      fetch: options.fetch,
+      maxRetries: 0,
+    });
+  }
+
+  /** One non-streaming call; rejects with `signal.reason` on abort, else a {@link ProviderError}. */
+  async complete(request: GenerationRequest, options: ProviderCallOptions): Promise<ModelResponse> {
+    const call = new Call(this.endpoint, this.clock, options);
+    try {
+      const completion = await this.client.chat.completions.create(
+        { ...this.body(request, options), stream: false },
+        call.requestOptions,
+      );
+      const choice = completion.choices?.[0];
+      if (choice?.message === undefined)
+        throw new ProviderError(`${this.endpoint} returned no choice`, false);
+      const { content, refusal } = choice.message;
+      return {
+        text: content ?? refusal ?? '',
+        stopReason: refusal ? 'refusal' : stopReasonOf(choice.finish_reason),
+        usage: usageOf(completion.usage),
+      };
+    } catch (error) {
+      throw call.translate(error);
+    } finally {
+      call.dispose();
+    }
+  }
+
+  /**
+   * One streaming call: a `delta` per non-empty content chunk, then one `finished`. Usage is
+   * read from the final usage chunk (`stream_options.include_usage`); a server that sends
+   * none reports 0 tokens. Throws `signal.reason` on abort, else a {@link ProviderError}.
+   */
+  async *stream(request: GenerationRequest, options: ProviderCallOptions): AsyncGenerator<ModelStreamEvent> {
+    const call = new Call(this.endpoint, this.clock, options);
+    let completed = false;
+    try {
+      let chunks: AsyncIterator<OpenAI.Chat.ChatCompletionChunk>;
+      try {
+        const stream = await this.client.chat.completions.create(
+          { ...this.body(request, options), stream: true, stream_options: { include_usage: true } },
+          call.requestOptions,
+        );
+        chunks = stream[Symbol.asyncIterator]();
+      } catch (error) {
+        throw call.translate(error);
+      }
+      let stopReason: ModelStopReason = 'end_turn';
+      let usage: Usage = { inputTokens: 0, outputTokens: 0 };
+      for (;;) {
+        let next: IteratorResult<OpenAI.Chat.ChatCompletionChunk>;
+        try {
+          next = await chunks.next();
+        } catch (error) {
+          throw call.translate(error);
+        }
+        // The client ends an aborted stream quietly; an abort must not look like a clean end.
+        call.throwIfStopped();
+        if (next.done) break;
+        const chunk = next.value;
+        if (chunk.usage) usage = usageOf(chunk.usage);
+        const choice = chunk.choices?.[0];
+        if (choice?.finish_reason) stopReason = stopReasonOf(choice.finish_reason);
+        const text = choice?.delta?.content;
+        if (text) yield { type: 'delta', text };
+      }
+      completed = true;
+      // Released before the last event: a consumer may stop pulling once it has `finished`.
+      call.dispose();
+      yield { type: 'finished', stopReason, usage };
+    } finally {
+      if (!completed) call.abandon();
+      call.dispose();
+    }
+  }
+
+  private body(request: GenerationRequest, options: ProviderCallOptions): WireParams {
+    const body: WireParams = {
+      model: options.model ?? this.defaultModel,
+      messages: request.messages.map(toWireMessage),
+    };
+    if (request.maxOutputTokens !== undefined) body.max_tokens = request.maxOutputTokens;
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (request.tools !== undefined && request.tools.length > 0) {
+      body.tools = request.tools.map((tool): WireTool => ({
+        type: 'function',
+        function: {
+          name: tool.name,
+          ...(tool.description !== undefined ? { description: tool.description } : {}),
+          ...(tool.parameters !== undefined ? { parameters: tool.parameters } : {}),
+        },
+      }));
+    }
+    return body;
+  }
+}
+
+/**
+ * One HTTP call's abort scope: a private controller linked to the runtime's signal and to a
+ * timer for the whole call, so the `openai` client never holds a listener on the runtime's
+ * signal and the timeout also covers reading the body or stream.
+ */
+class Call {
+  readonly requestOptions: { signal: AbortSignal; timeout: number };
+  private readonly controller = new AbortController();
+  private readonly timer: TimerHandle;
+  private timedOut = false;
+  private readonly onAbort = (): void => this.controller.abort(this.outer.reason);
+  private readonly outer: AbortSignal;
+
+  constructor(
+    private readonly endpoint: string,
+    private readonly clock: Clock,
+    options: ProviderCallOptions,
+  ) {
+    this.outer = options.signal;
+    this.outer.throwIfAborted();
+    const { timeoutMs } = options;
+    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs <= 0) {
+      throw new RangeError(`timeoutMs must be a positive number, got ${String(timeoutMs)}`);
+    }
+    // The client wants a positive integer; an unrepresentable timeout is capped at the timer limit.
+    const timeout = Math.min(Math.ceil(timeoutMs), clock.maxTimerMs);
+    this.requestOptions = { signal: this.controller.signal, timeout };
+    this.outer.addEventListener('abort', this.onAbort, { once: true });
+    this.timer = clock.setTimer(() => {
+      this.timedOut = true;
+      this.controller.abort();
+    }, timeout);
+  }
+
+  /** Throws the runtime's abort reason, or the timeout, once the call was stopped. */
+  throwIfStopped(): void {
+    if (this.controller.signal.aborted) throw this.translate(undefined);
+  }
+
+  /** The error to surface for `error`: the runtime's own reason on abort, else a ProviderError. */
+  translate(error: unknown): unknown {
+    if (this.outer.aborted) return this.outer.reason;
+    if (error instanceof ProviderError) return error;
+    if (this.timedOut || error instanceof APIConnectionTimeoutError) {
+      return new ProviderError(
+        `${this.endpoint} did not answer within ${this.requestOptions.timeout} ms`,
+        true,
+      );
+    }
+    return toProviderError(this.endpoint, error);
+  }
+
+  /** Cancels the HTTP request when a stream is left before its end. */
+  abandon(): void {
+    if (!this.controller.signal.aborted) this.controller.abort();
+  }
+
+  dispose(): void {
+    this.outer.removeEventListener('abort', this.onAbort);
+    this.clock.clearTimer(this.timer);
+  }
+}
+
+/** Maps a client or transport failure to a ProviderError; messages never carry prompt text. */
+function toProviderError(endpoint: string, error: unknown): ProviderError {
+  if (error instanceof APIConnectionError) {
+    return new ProviderError(`could not reach ${endpoint}${detail(networkCode(error))}`, true, undefined, {
+      cause: error,
+    });
+  }
+  if (error instanceof APIError) {
+    // The body's message may quote the request, so only identifier-like `code`/`type` are kept.
+    const reason = detail(error.code ?? error.type);
+    if (error.status === undefined) return new ProviderError(`${endpoint} reported an error${reason}`, false);
+    return new ProviderError(
+      `${endpoint} answered HTTP ${error.status}${reason}`,
+      retryableStatus(error.status),
+      error.status,
+    );
+  }
+  if (error instanceof SyntaxError) return new ProviderError(`${endpoint} sent a malformed response`, false);
+  if (error instanceof TypeError || networkCode(error) !== undefined) {
+    // undici reports a connection lost mid-body as `TypeError: terminated`.
+    return new ProviderError(
+      `connection to ${endpoint} failed${detail(networkCode(error))}`,
+      true,
+      undefined,
+      {
+        cause: error,
+      },
+    );
+  }
+  const name = error instanceof Error ? error.name : typeof error;
+  return new ProviderError(`call to ${endpoint} failed${detail(name)}`, false, undefined, { cause: error });
+}
+
+/** 408, 409, 429 and 5xx may succeed when tried again. */
+function retryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** The first `code` such as `ECONNREFUSED` along the cause chain. */
+function networkCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$|^UND_ERR/.test(code)) return code;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+function detail(value: unknown): string {
+  return typeof value === 'string' && /^[\w.-]{1,64}$/.test(value) ? ` (${value})` : '';
+}
+
+function stopReasonOf(finishReason: string | null | undefined): ModelStopReason {
+  switch (finishReason) {
+    case 'length':
+      return 'max_tokens';
+    case 'content_filter':
+      return 'refusal';
+    default:
+      // `stop`, `tool_calls`, `function_call`, null and unknown values.
+      return 'end_turn';
+  }
+}
+
+function usageOf(usage: OpenAI.CompletionUsage | null | undefined): Usage {
+  return { inputTokens: usage?.prompt_tokens ?? 0, outputTokens: usage?.completion_tokens ?? 0 };
+}
+
+function toWireMessage(message: ChatMessage, index: number): WireMessage {
+  const name = message.name !== undefined ? { name: message.name } : {};
+  switch (message.role) {
+    case 'system':
+    case 'user':
+    case 'assistant':
+      return { role: message.role, content: message.content, ...name };
+    case 'tool':
+      if (!message.toolCallId) {
+        throw new ProviderError(`messages[${index}] has role "tool" but no toolCallId`, false);
+      }
+      return { role: 'tool', content: message.content, tool_call_id: message.toolCallId };
+    default:
+      throw new ProviderError(
+        `messages[${index}] has unsupported role ${JSON.stringify((message as { role: unknown }).role)}`,
+        false,
+      );
+  }
+}
+
+function httpURL(value: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new TypeError(`baseURL must be an http(s) URL, got ${JSON.stringify(value)}`);
+  }
+  return url;
+}
+
+function nonEmptyEnv(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
