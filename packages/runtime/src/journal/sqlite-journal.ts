@@ -1,0 +1,399 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { LinkedQueue } from '../scheduler/linked-queue.js';
+import type { Journal, JournalRecord } from './records.js';
+import { initializeJournalFile } from './sqlite-schema.js';
+
+/** Options of {@link SqliteJournal}. */
+export interface SqliteJournalOptions {
+  /** The database file (not `:memory:`: the writer thread and the reader share it). */
+  path: string;
+  /** Most records committed in one transaction. Default 2048. */
+  maxBatchRecords?: number;
+  /** `NORMAL` (default) survives a process crash; `FULL` also survives power loss, at an fsync per commit. */
+  synchronous?: 'NORMAL' | 'FULL';
+  /** How long a connection waits for a lock held by another process. Default 5000 ms. */
+  busyTimeoutMs?: number;
+}
+
+/** Counters of the group commit, for tests and diagnostics. */
+export interface SqliteJournalStats {
+  batchesCommitted: number;
+  recordsCommitted: number;
+  batchesFailed: number;
+  recordsFailed: number;
+  /** Accepted appends not yet confirmed or rejected. */
+  recordsOutstanding: number;
+}
+
+/** A journal append that could not be made durable: the transaction or the writer thread failed. */
+export class JournalWriteError extends Error {
+  readonly code = 'journal_write_failed';
+  readonly retryable = false;
+  constructor(
+    readonly path: string,
+    message: string,
+    readonly sqliteCode?: string,
+    options?: ErrorOptions,
+  ) {
+    super(`Journal "${path}": ${sqliteCode ? `${sqliteCode}: ` : ''}${message}`, options);
+    this.name = 'JournalWriteError';
+  }
+}
+
+/** An append or read on a journal that was closed. */
+export class JournalClosedError extends Error {
+  readonly code = 'journal_closed';
+  readonly retryable = false;
+  constructor(readonly path: string) {
+    super(`Journal "${path}" is closed`);
+    this.name = 'JournalClosedError';
+  }
+}
+
+type Row = string | number | null;
+
+interface Batch {
+  /** Flat column values, seven per record; emptied once handed to the writer. */
+  rows: Row[];
+  records: number;
+  readonly promise: Promise<void>;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+type WriterReply =
+  | { type: 'committed' }
+  | { type: 'failed'; message: string; sqliteCode: string | undefined }
+  | { type: 'closed'; message: string | undefined };
+
+const DEFAULT_MAX_BATCH_RECORDS = 2048;
+const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+const noop = (): void => {};
+
+/**
+ * The durable journal: a SQLite file in WAL mode, written by a worker thread so that fsync and
+ * checkpoints never stall the event loop that admits work. Appends are group-committed: at most
+ * one batch is being committed while the next one fills, and each append resolves only once the
+ * transaction holding its record has committed.
+ */
+export class SqliteJournal implements Journal {
+  readonly name = 'sqlite';
+  readonly path: string;
+
+  private readonly maxBatchRecords: number;
+  private readonly worker: Worker;
+  private readonly reader: Database.Database;
+  private readonly selectByCall: Database.Statement<[string], string>;
+  private readonly selectByTask: Database.Statement<[string], string>;
+  private readonly selectBySession: Database.Statement<[string], string>;
+  private readonly selectCount: Database.Statement<[], number>;
+
+  private filling: Batch | undefined;
+  private readonly full = new LinkedQueue<Batch>();
+  private inflight: Batch | undefined;
+  private sendScheduled = false;
+  private accepting = true;
+  private failure: Error | undefined;
+  private stopping = false;
+  private closing: Promise<void> | undefined;
+  private onIdle: (() => void) | undefined;
+  private closeReply: { message: string | undefined } | undefined;
+  private readonly exited: Promise<number>;
+  private readonly counters = {
+    batchesCommitted: 0,
+    recordsCommitted: 0,
+    batchesFailed: 0,
+    recordsFailed: 0,
+  };
+  private outstanding = 0;
+
+  /** Creates the file and its directory when missing and migrates the schema, synchronously. */
+  constructor(options: SqliteJournalOptions) {
+    this.path = journalPath(options.path);
+    this.maxBatchRecords = positiveInteger(
+      'maxBatchRecords',
+      options.maxBatchRecords ?? DEFAULT_MAX_BATCH_RECORDS,
+    );
+    const synchronous = options.synchronous ?? 'NORMAL';
+    if (synchronous !== 'NORMAL' && synchronous !== 'FULL') {
+      throw new RangeError(`synchronous must be 'NORMAL' or 'FULL', got ${String(synchronous)}`);
+    }
+    const busyTimeoutMs = nonNegativeInteger(
+      'busyTimeoutMs',
+      options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
+    );
+
+    mkdirSync(dirname(this.path), { recursive: true });
+    initializeJournalFile(this.path, busyTimeoutMs);
+
+    this.reader = new Database(this.path, { readonly: true, fileMustExist: true });
+    try {
+      this.reader.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      const select = (column: string): Database.Statement<[string], string> =>
+        this.reader
+          .prepare<[string], string>(`SELECT body FROM journal_records WHERE ${column} = ? ORDER BY seq`)
+          .pluck();
+      this.selectByCall = select('call_id');
+      this.selectByTask = select('task_id');
+      this.selectBySession = select('session_id');
+      this.selectCount = this.reader.prepare<[], number>('SELECT count(*) FROM journal_records').pluck();
+
+      this.worker = new Worker(new URL('./sqlite-journal-worker.js', import.meta.url), {
+        workerData: { path: this.path, synchronous, busyTimeoutMs },
+      });
+    } catch (error) {
+      this.reader.close();
+      throw error;
+    }
+    this.worker.on('message', (reply: WriterReply) => this.onReply(reply));
+    this.worker.on('error', (error) =>
+      this.fail(this.writerError(`writer thread failed: ${error.message}`, error)),
+    );
+    this.worker.on('messageerror', (error) =>
+      this.fail(this.writerError(`writer reply could not be read: ${error.message}`, error)),
+    );
+    this.exited = new Promise((resolve) => {
+      this.worker.once('exit', (code) => {
+        if (!this.stopping || code !== 0)
+          this.fail(this.writerError(`writer thread exited with code ${code}`));
+        resolve(code);
+      });
+    });
+    // After the listeners: attaching a 'message' listener refs the worker again. An idle
+    // journal must not keep the process alive; a batch in flight does (see sendNext).
+    this.worker.unref();
+  }
+
+  /**
+   * Accepts a record into the current batch; resolves once its transaction has committed and
+   * rejects with {@link JournalWriteError} when it failed. Never blocks on the disk.
+   */
+  append(record: JournalRecord): Promise<void> {
+    if (!this.accepting) return rejected(new JournalClosedError(this.path));
+    if (this.failure) return rejected(this.failure);
+    let body: string;
+    try {
+      checkRecord(record);
+      body = JSON.stringify(record);
+    } catch (error) {
+      return rejected(error instanceof Error ? error : new TypeError(String(error)));
+    }
+    const batch = (this.filling ??= newBatch());
+    batch.rows.push(
+      record.version,
+      record.type,
+      record.callId,
+      record.taskId,
+      record.sessionId ?? null,
+      record.at,
+      body,
+    );
+    batch.records++;
+    this.outstanding++;
+    if (batch.records >= this.maxBatchRecords) {
+      this.full.enqueue(batch);
+      this.filling = undefined;
+    }
+    if (!this.inflight && !this.sendScheduled) {
+      this.sendScheduled = true;
+      setImmediate(this.sendNext);
+    }
+    return batch.promise;
+  }
+
+  /** Stops accepting, waits until every accepted record is committed or failed, then releases the file. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  /** Records of one model call, in commit order. */
+  recordsForCall(callId: string): JournalRecord[] {
+    return this.read(this.selectByCall, callId);
+  }
+
+  /** Records of one task, in commit order. */
+  recordsForTask(taskId: string): JournalRecord[] {
+    return this.read(this.selectByTask, taskId);
+  }
+
+  /** Records of one session, in commit order. */
+  recordsForSession(sessionId: string): JournalRecord[] {
+    return this.read(this.selectBySession, sessionId);
+  }
+
+  /** Number of committed records. */
+  count(): number {
+    this.checkReadable();
+    return this.selectCount.get() ?? 0;
+  }
+
+  /** Group-commit counters. */
+  stats(): SqliteJournalStats {
+    return { ...this.counters, recordsOutstanding: this.outstanding };
+  }
+
+  private readonly sendNext = (): void => {
+    this.sendScheduled = false;
+    if (this.inflight || this.failure) return;
+    const batch = this.full.dequeue() ?? this.takeFilling();
+    if (!batch) {
+      this.worker.unref();
+      this.onIdle?.();
+      return;
+    }
+    this.inflight = batch;
+    this.worker.ref();
+    try {
+      this.worker.postMessage({ type: 'commit', rows: batch.rows });
+      batch.rows = []; // the writer has its copy; don't keep the bodies alive until the ack
+    } catch (error) {
+      this.fail(this.writerError('batch could not be sent to the writer thread', error));
+    }
+  };
+
+  private takeFilling(): Batch | undefined {
+    const batch = this.filling;
+    this.filling = undefined;
+    return batch;
+  }
+
+  private onReply(reply: WriterReply): void {
+    if (reply.type === 'closed') {
+      this.closeReply = reply;
+      return;
+    }
+    const batch = this.inflight;
+    if (!batch) {
+      this.fail(this.writerError(`unexpected writer reply ${reply.type}`));
+      return;
+    }
+    this.inflight = undefined;
+    this.outstanding -= batch.records;
+    if (reply.type === 'committed') {
+      this.counters.batchesCommitted++;
+      this.counters.recordsCommitted += batch.records;
+      batch.resolve();
+    } else {
+      this.counters.batchesFailed++;
+      this.counters.recordsFailed += batch.records;
+      batch.reject(
+        new JournalWriteError(
+          this.path,
+          `transaction of ${batch.records} record(s) failed: ${reply.message}`,
+          reply.sqliteCode,
+        ),
+      );
+    }
+    this.sendNext();
+  }
+
+  /** Rejects everything accepted and not yet confirmed; later appends reject with the same error. */
+  private fail(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    const batches = [this.inflight, ...this.full, this.filling];
+    this.inflight = this.filling = undefined;
+    while (this.full.dequeue());
+    for (const batch of batches) {
+      if (!batch) continue;
+      this.counters.batchesFailed++;
+      this.counters.recordsFailed += batch.records;
+      this.outstanding -= batch.records;
+      batch.reject(error);
+    }
+    this.worker.terminate().then(noop, noop);
+    this.onIdle?.();
+  }
+
+  private async shutdown(): Promise<void> {
+    this.accepting = false;
+    if (this.inflight || this.filling || this.full.size > 0) {
+      await new Promise<void>((resolve) => (this.onIdle = resolve));
+    }
+    this.reader.close();
+    // The writer closes last, so its close checkpoints the WAL back into the database file.
+    const failedBefore = this.failure;
+    if (!failedBefore) {
+      this.stopping = true;
+      this.worker.ref();
+      this.worker.postMessage({ type: 'close' });
+    }
+    await this.exited;
+    if (failedBefore) return;
+    if (this.closeReply?.message !== undefined) {
+      throw this.writerError(`closing the database failed: ${this.closeReply.message}`);
+    }
+    if (this.failure) throw this.failure;
+  }
+
+  private read(statement: Database.Statement<[string], string>, key: string): JournalRecord[] {
+    this.checkReadable();
+    return statement.all(key).map((body) => JSON.parse(body) as JournalRecord);
+  }
+
+  private checkReadable(): void {
+    if (!this.reader.open) throw new JournalClosedError(this.path);
+  }
+
+  private writerError(message: string, cause?: unknown): JournalWriteError {
+    return new JournalWriteError(this.path, message, undefined, cause === undefined ? undefined : { cause });
+  }
+}
+
+function newBatch(): Batch {
+  let resolve!: () => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Each caller gets this promise and observes the rejection; marking it handled here keeps a
+  // caller that dropped its promise from turning a journal failure into a process crash.
+  promise.catch(noop);
+  return { rows: [], records: 0, promise, resolve, reject };
+}
+
+function rejected(error: Error): Promise<void> {
+  const promise = Promise.reject(error);
+  promise.catch(noop);
+  return promise;
+}
+
+/** Validates the indexed columns so one malformed record cannot fail the batch it would join. */
+function checkRecord(record: JournalRecord): void {
+  if (typeof record !== 'object' || record === null) {
+    throw new TypeError(`journal record must be an object, got ${String(record)}`);
+  }
+  if (!Number.isInteger(record.version)) {
+    throw new TypeError(`journal record version must be an integer, got ${String(record.version)}`);
+  }
+  for (const field of ['type', 'callId', 'taskId', 'at'] as const) {
+    if (typeof record[field] !== 'string') {
+      throw new TypeError(`journal record ${field} must be a string, got ${String(record[field])}`);
+    }
+  }
+  if (record.sessionId !== undefined && typeof record.sessionId !== 'string') {
+    throw new TypeError(`journal record sessionId must be a string, got ${String(record.sessionId)}`);
+  }
+}
+
+function journalPath(path: string): string {
+  if (typeof path !== 'string' || path === '' || path === ':memory:' || path.startsWith('file:')) {
+    throw new RangeError(`path must be a database file path, got ${String(path)}`);
+  }
+  return path;
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (Number.isInteger(value) && value > 0) return value;
+  throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
+}
+
+function nonNegativeInteger(name: string, value: number): number {
+  if (Number.isInteger(value) && value >= 0) return value;
+  throw new RangeError(`${name} must be a non-negative integer, got ${String(value)}`);
+}

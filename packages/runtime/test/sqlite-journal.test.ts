@@ -1,0 +1,315 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { JournalRecord, ModelRequestRecord, ModelResultRecord } from '../src/journal/records.js';
+import { JournalClosedError, JournalWriteError, SqliteJournal } from '../src/journal/sqlite-journal.js';
+import type { SqliteJournalOptions } from '../src/journal/sqlite-journal.js';
+import { JOURNAL_MIGRATIONS, JOURNAL_SCHEMA_VERSION, migrateJournal } from '../src/journal/sqlite-schema.js';
+
+let dir: string;
+let file: string;
+const opened: SqliteJournal[] = [];
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-journal-'));
+  file = path.join(dir, 'journal.db');
+});
+
+afterEach(async () => {
+  await Promise.allSettled(opened.splice(0).map((journal) => journal.close()));
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function open(options: Partial<SqliteJournalOptions> = {}): SqliteJournal {
+  const journal = new SqliteJournal({ path: file, ...options });
+  opened.push(journal);
+  return journal;
+}
+
+function request(
+  callId: string,
+  correlation: { taskId?: string; sessionId?: string } = {},
+): ModelRequestRecord {
+  return {
+    version: 1,
+    type: 'model_request',
+    callId,
+    taskId: correlation.taskId ?? 'task-1',
+    sessionId: correlation.sessionId,
+    at: '2025-01-01T00:00:00.000Z',
+    request: { messages: [{ role: 'user', content: `prompt of ${callId}` }] },
+    options: { timeoutMs: 10_000, provider: 'echo', model: 'echo-1', kind: 'complete' },
+  };
+}
+
+function result(callId: string): ModelResultRecord {
+  return {
+    version: 1,
+    type: 'model_result',
+    callId,
+    taskId: 'task-1',
+    at: '2025-01-01T00:00:01.000Z',
+    outcome: 'success',
+    stopReason: 'end_turn',
+    usage: { inputTokens: 3, outputTokens: 5 },
+    text: 'hello',
+    durationMs: 12,
+  };
+}
+
+function withoutUndefined(record: JournalRecord): unknown {
+  return JSON.parse(JSON.stringify(record));
+}
+
+function userVersion(db: Database.Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+describe('SqliteJournal', () => {
+  test('an append resolves only after its record is committed and readable', async () => {
+    const journal = open();
+    const record = request('call-1', { sessionId: 'session-1' });
+    const appended = journal.append(record).then(() => journal.recordsForCall('call-1'));
+    expect(journal.count()).toBe(0);
+    expect(await appended).toEqual([withoutUndefined(record)]);
+  });
+
+  test('many concurrent appends are committed in few transactions (group commit)', async () => {
+    const journal = open();
+    await Promise.all(Array.from({ length: 1000 }, (_, i) => journal.append(request(`call-${i}`))));
+    expect(journal.stats()).toMatchObject({
+      batchesCommitted: 1,
+      recordsCommitted: 1000,
+      recordsOutstanding: 0,
+    });
+    expect(journal.count()).toBe(1000);
+  });
+
+  test('a batch holds at most maxBatchRecords and full batches commit in append order', async () => {
+    const journal = open({ maxBatchRecords: 10 });
+    const ids = Array.from({ length: 95 }, (_, i) => `call-${i}`);
+    await Promise.all(ids.map((id) => journal.append(request(id))));
+    expect(journal.stats()).toMatchObject({ batchesCommitted: 10, recordsCommitted: 95 });
+    expect(journal.recordsForTask('task-1').map((record) => record.callId)).toEqual(ids);
+  });
+
+  test('appends made while a batch commits join the next batch', async () => {
+    const journal = open();
+    const first = journal.append(request('call-0'));
+    await new Promise((resolve) => setImmediate(resolve));
+    // The first batch is now with the writer; these accumulate behind it.
+    const rest = Array.from({ length: 50 }, (_, i) => journal.append(request(`call-${i + 1}`)));
+    await Promise.all([first, ...rest]);
+    expect(journal.stats()).toMatchObject({ batchesCommitted: 2, recordsCommitted: 51 });
+  });
+
+  test('records are read back by call, task and session in commit order', async () => {
+    const journal = open();
+    await Promise.all([
+      journal.append(request('call-a', { taskId: 'task-x', sessionId: 'session-1' })),
+      journal.append(request('call-b', { taskId: 'task-y', sessionId: 'session-1' })),
+      journal.append(result('call-a')),
+    ]);
+    expect(journal.recordsForCall('call-a').map((record) => record.type)).toEqual([
+      'model_request',
+      'model_result',
+    ]);
+    expect(journal.recordsForTask('task-y').map((record) => record.callId)).toEqual(['call-b']);
+    expect(journal.recordsForSession('session-1').map((record) => record.callId)).toEqual([
+      'call-a',
+      'call-b',
+    ]);
+    expect(journal.recordsForCall('missing')).toEqual([]);
+  });
+
+  test('records survive close and reopen (durability + migrations are idempotent)', async () => {
+    const first = open({ synchronous: 'FULL' });
+    await first.append(request('call-1'));
+    await first.append(result('call-1'));
+    await first.close();
+
+    const second = open();
+    expect(second.recordsForCall('call-1')).toEqual([
+      withoutUndefined(request('call-1')),
+      withoutUndefined(result('call-1')),
+    ]);
+    await second.append(request('call-2'));
+    expect(second.count()).toBe(3);
+  });
+
+  test('close flushes every accepted append before it resolves', async () => {
+    const journal = open({ maxBatchRecords: 7 });
+    const appends = Array.from({ length: 40 }, (_, i) => journal.append(request(`call-${i}`)));
+    await journal.close();
+    expect(journal.stats()).toMatchObject({ recordsCommitted: 40, recordsOutstanding: 0 });
+    await Promise.all(appends);
+
+    const reopened = open();
+    expect(reopened.count()).toBe(40);
+  });
+
+  test('appends after close reject and close is idempotent', async () => {
+    const journal = open();
+    const closing = journal.close();
+    expect(journal.close()).toBe(closing);
+    await closing;
+    await expect(journal.append(request('late'))).rejects.toBeInstanceOf(JournalClosedError);
+    await expect(journal.append(request('late'))).rejects.toThrow(`Journal "${file}" is closed`);
+    expect(() => journal.count()).toThrow(JournalClosedError);
+  });
+
+  test('indexes exist for call, task and session', () => {
+    open();
+    const db = new Database(file, { readonly: true });
+    try {
+      const indexed = db
+        .prepare<[], { name: string }>("SELECT name FROM pragma_index_list('journal_records')")
+        .all()
+        .flatMap(({ name }) =>
+          db.prepare<[], { name: string }>(`SELECT name FROM pragma_index_info('${name}')`).all(),
+        )
+        .map(({ name }) => name)
+        .sort();
+      expect(indexed).toEqual(['call_id', 'session_id', 'task_id']);
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      db.close();
+    }
+  });
+
+  test('a failing transaction rejects the appends it held and later batches still commit', async () => {
+    const journal = open();
+    const db = new Database(file);
+    db.exec(`CREATE TRIGGER poison BEFORE INSERT ON journal_records WHEN NEW.call_id = 'poison'
+             BEGIN SELECT RAISE(ABORT, 'poisoned record'); END`);
+    db.close();
+
+    const held = [
+      journal.append(request('a')),
+      journal.append(request('poison')),
+      journal.append(request('b')),
+    ];
+    for (const append of held) {
+      const error = await append.then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(JournalWriteError);
+      expect(error).toMatchObject({ code: 'journal_write_failed', sqliteCode: 'SQLITE_CONSTRAINT_TRIGGER' });
+      expect((error as Error).message).toContain(file);
+      expect((error as Error).message).toContain('poisoned record');
+    }
+
+    await journal.append(request('c'));
+    expect(journal.count()).toBe(1);
+    expect(journal.stats()).toMatchObject({ batchesFailed: 1, recordsFailed: 3, batchesCommitted: 1 });
+  });
+
+  test('a malformed record is rejected alone and does not fail its batch', async () => {
+    const journal = open();
+    const notAString = { ...request('bad'), callId: 42 } as unknown as JournalRecord;
+    const cyclic = request('cyclic') as ModelRequestRecord & { self?: unknown };
+    cyclic.self = cyclic;
+
+    const good = journal.append(request('good'));
+    await expect(journal.append(notAString)).rejects.toThrow(
+      'journal record callId must be a string, got 42',
+    );
+    await expect(journal.append(cyclic)).rejects.toThrow(TypeError);
+    await good;
+    expect(journal.count()).toBe(1);
+  });
+
+  test('when the writer thread dies, outstanding and later appends reject', async () => {
+    const journal = open();
+    const outstanding = journal.append(request('call-1'));
+    await (journal as unknown as { worker: Worker }).worker.terminate();
+    await expect(outstanding).rejects.toThrow(/writer thread exited with code \d+/);
+    await expect(journal.append(request('call-2'))).rejects.toBeInstanceOf(JournalWriteError);
+    expect(journal.stats().recordsOutstanding).toBe(0);
+    await journal.close();
+  });
+
+  test('options are validated with the value in the message', () => {
+    expect(() => open({ maxBatchRecords: 0 })).toThrow('maxBatchRecords must be a positive integer, got 0');
+    expect(() => open({ maxBatchRecords: 1.5 })).toThrow(
+      'maxBatchRecords must be a positive integer, got 1.5',
+    );
+    expect(() => open({ synchronous: 'OFF' as 'FULL' })).toThrow(
+      "synchronous must be 'NORMAL' or 'FULL', got OFF",
+    );
+    expect(() => open({ busyTimeoutMs: -1 })).toThrow('busyTimeoutMs must be a non-negative integer, got -1');
+    expect(() => open({ path: ':memory:' })).toThrow('path must be a database file path, got :memory:');
+    expect(fs.existsSync(file)).toBe(false);
+  });
+
+  test('the parent directory is created when missing', async () => {
+    const nested = path.join(dir, 'a', 'b', 'journal.db');
+    const journal = open({ path: nested });
+    await journal.append(request('call-1'));
+    expect(journal.path).toBe(nested);
+    expect(fs.existsSync(nested)).toBe(true);
+  });
+});
+
+describe('journal schema', () => {
+  test('the schema version is recorded and migrations run once', async () => {
+    await open().close();
+    const db = new Database(file);
+    try {
+      expect(userVersion(db)).toBe(JOURNAL_SCHEMA_VERSION);
+      expect(migrateJournal(db)).toEqual({ from: JOURNAL_SCHEMA_VERSION, to: JOURNAL_SCHEMA_VERSION });
+
+      const next = [
+        ...JOURNAL_MIGRATIONS,
+        { version: JOURNAL_SCHEMA_VERSION + 1, sql: 'CREATE TABLE extra (x)' },
+      ];
+      expect(migrateJournal(db, next)).toEqual({
+        from: JOURNAL_SCHEMA_VERSION,
+        to: JOURNAL_SCHEMA_VERSION + 1,
+      });
+      // Running it again would fail on CREATE TABLE if the step were not skipped.
+      expect(migrateJournal(db, next)).toEqual({
+        from: JOURNAL_SCHEMA_VERSION + 1,
+        to: JOURNAL_SCHEMA_VERSION + 1,
+      });
+    } finally {
+      db.close();
+    }
+  });
+
+  test('a failing migration leaves the database as it was', () => {
+    const db = new Database(file);
+    try {
+      const broken = [...JOURNAL_MIGRATIONS, { version: JOURNAL_SCHEMA_VERSION + 1, sql: 'NOT SQL' }];
+      expect(() => migrateJournal(db, broken)).toThrow(/syntax error/);
+      expect(userVersion(db)).toBe(0);
+      expect(
+        db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'journal_records'").pluck().get(),
+      ).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+
+  test('a database from a newer build is refused', () => {
+    const db = new Database(file);
+    db.pragma(`user_version = ${JOURNAL_SCHEMA_VERSION + 1}`);
+    db.close();
+    expect(() => open()).toThrow(`schema version ${JOURNAL_SCHEMA_VERSION + 1}, newer than`);
+  });
+
+  test('migration versions must increase', () => {
+    const db = new Database(file);
+    try {
+      expect(() => migrateJournal(db, [...JOURNAL_MIGRATIONS, ...JOURNAL_MIGRATIONS])).toThrow(
+        `migration versions must be increasing positive integers, got 1 after 1`,
+      );
+    } finally {
+      db.close();
+    }
+  });
+});
