@@ -15,3 +15,4 @@ export * from './gateway/model-runtime.js';
 export * from './providers/index.js';
 export * from './journal/sqlite-journal.js';
 export { JOURNAL_SCHEMA_VERSION } from './journal/sqlite-schema.js';
+export * from './ids.js';

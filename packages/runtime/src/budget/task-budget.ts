@@ -44,6 +44,8 @@ export class TaskBudget {
   private activityMs = 0;
   private stoppedReason: BudgetReason | undefined;
 
+  private readonly limited: boolean;
+
   constructor(
     readonly taskId: string,
     limits: TaskBudgetLimits = {},
@@ -52,13 +54,8 @@ export class TaskBudget {
     if (typeof taskId !== 'string' || taskId.length === 0) {
       throw new TypeError(`taskId must be a non-empty string, got ${JSON.stringify(taskId)}`);
     }
-    for (const name of LIMIT_NAMES) {
-      const value = limits[name];
-      if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
-        throw new RangeError(`${name} must be a non-negative integer, got ${String(value)}`);
-      }
-    }
-    this.limits = Object.freeze({ ...limits });
+    this.limits = validated.has(limits) ? limits : validateBudgetLimits(limits);
+    this.limited = LIMIT_NAMES.some((name) => this.limits[name] !== undefined);
     this.clock = clock;
   }
 
@@ -120,6 +117,7 @@ export class TaskBudget {
   }
 
   private exhaustedReason(): BudgetReason | undefined {
+    if (!this.limited) return undefined;
     const l = this.limits;
     if (l.maxCalls !== undefined && this.calls >= l.maxCalls) return 'calls';
     if (l.maxInputTokens !== undefined && this.inputTokens >= l.maxInputTokens) return 'input_tokens';
@@ -146,3 +144,21 @@ export class TaskBudget {
     }
   }
 }
+
+/**
+ * Validates budget limits once, naming the offending value, and returns them frozen; the
+ * returned object is trusted by {@link TaskBudget}, so per-call temporary budgets stay cheap.
+ */
+export function validateBudgetLimits(limits: TaskBudgetLimits): Readonly<TaskBudgetLimits> {
+  for (const name of LIMIT_NAMES) {
+    const value = limits[name];
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
+      throw new RangeError(`${name} must be a non-negative integer, got ${String(value)}`);
+    }
+  }
+  const frozen = Object.freeze({ ...limits });
+  validated.add(frozen);
+  return frozen;
+}
+
+const validated = new WeakSet<object>();

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import type { ModelLimits, ModelSchedulerSnapshot, ModelStopReason } from '@sluice/protocol';
+import type { ModelLimits, ModelSchedulerSnapshot } from '@sluice/protocol';
 import { systemClock, type Clock } from '../clock.js';
-import { TaskBudget, type TaskBudgetLimits } from '../budget/task-budget.js';
+import { TaskBudget, validateBudgetLimits, type TaskBudgetLimits } from '../budget/task-budget.js';
 import { costOf, validatePricing, type Pricing } from '../budget/pricing.js';
 import {
   CancelledError,
@@ -11,12 +10,14 @@ import {
   RecordingError,
   type RecordingEvidence,
 } from '../errors.js';
-import type { Journal, JournalRecord, ModelResultRecord, RecordedOptions } from '../journal/records.js';
+import type { Journal, JournalRecord, ModelRequestRecord, ModelResultRecord } from '../journal/records.js';
 import type { Job } from '../scheduler/job.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
 import { Scheduler, type SchedulerObserver } from '../scheduler/scheduler.js';
-import type { GenerationRequest, ModelProvider, ModelResponse, ModelStreamEvent, Usage } from '../types.js';
-import { raceAbort } from './abortable.js';
+import type { GenerationRequest, ModelProvider, ModelResponse, ModelStreamEvent } from '../types.js';
+import { CallIdGenerator } from '../ids.js';
+import { isoTimestamp } from '../timestamp.js';
+import { Call, type CallDriver, type Outcome } from './call.js';
 import { StreamChannel } from './stream-channel.js';
 
 /** Per-call options of {@link ModelRuntime.complete} and {@link ModelRuntime.stream}. */
@@ -43,8 +44,8 @@ export interface ModelRuntimeOptions {
   temporaryBudgetLimits?: TaskBudgetLimits;
   pricing?: Pricing;
   observer?: SchedulerObserver;
-  /** Wall clock for record timestamps. */
-  wallClock?: () => Date;
+  /** Wall clock for record timestamps, in epoch ms. */
+  wallClockMs?: () => number;
 }
 
 /**
@@ -65,12 +66,6 @@ export interface ModelStream extends AsyncIterable<ModelStreamEvent> {
   cancel(): void;
 }
 
-interface Outcome {
-  text: string;
-  stopReason: ModelStopReason;
-  usage: Usage;
-}
-
 const DEFAULT_TEMPORARY_BUDGET: TaskBudgetLimits = { maxCalls: 1 };
 
 /**
@@ -78,15 +73,16 @@ const DEFAULT_TEMPORARY_BUDGET: TaskBudgetLimits = { maxCalls: 1 };
  * scheduler and the journal, in that order, around a provider. Admission is synchronous:
  * `complete` and `stream` throw typed errors before returning.
  */
-export class ModelRuntime implements ModelGateway {
+export class ModelRuntime implements ModelGateway, CallDriver {
   readonly limits: Readonly<ModelLimits>;
   readonly provider: ModelProvider;
   readonly journal: Journal;
   private readonly scheduler: Scheduler;
+  private readonly ids = new CallIdGenerator();
   private readonly clock: Clock;
-  private readonly wallClock: () => Date;
+  private readonly wallClockMs: () => number;
   private readonly pricing: Pricing | undefined;
-  private readonly temporaryBudgetLimits: TaskBudgetLimits;
+  private readonly temporaryBudgetLimits: Readonly<TaskBudgetLimits>;
 
   constructor(options: ModelRuntimeOptions) {
     if (!options.provider) throw new TypeError('provider is required');
@@ -96,10 +92,9 @@ export class ModelRuntime implements ModelGateway {
     this.clock = options.clock ?? systemClock;
     this.scheduler = new Scheduler({ ...options.scheduler, clock: this.clock, observer: options.observer });
     this.limits = this.scheduler.limits;
-    this.wallClock = options.wallClock ?? (() => new Date());
+    this.wallClockMs = options.wallClockMs ?? Date.now;
     this.pricing = options.pricing && validatePricing(options.pricing);
-    this.temporaryBudgetLimits = options.temporaryBudgetLimits ?? DEFAULT_TEMPORARY_BUDGET;
-    new TaskBudget('validation', this.temporaryBudgetLimits, this.clock);
+    this.temporaryBudgetLimits = validateBudgetLimits(options.temporaryBudgetLimits ?? DEFAULT_TEMPORARY_BUDGET);
   }
 
   /** Creates a budget on this runtime's clock, to share across a task's turns. */
@@ -109,22 +104,28 @@ export class ModelRuntime implements ModelGateway {
 
   /** Generates a complete answer. Throws admission errors synchronously. */
   complete(request: GenerationRequest, options: CallOptions = {}): Promise<ModelResponse> {
-    const call = this.admit(request, options, 'complete');
-    return this.drive(call, (signal) =>
-      this.provider.complete(request, { signal, timeoutMs: call.job.timeoutMs, model: call.options.model }),
-    );
+    let deliver!: Call['deliver'];
+    const result = new Promise<ModelResponse>((resolve, reject) => {
+      deliver = (outcome, error) => (error ? reject(error) : resolve(outcome as Outcome));
+    });
+    this.admit(request, options, 'complete', (call) => this.provider.complete(call.request, call), deliver);
+    return result;
   }
 
   /** Streams an answer. Throws admission errors synchronously; `finished` comes only once recorded. */
   stream(request: GenerationRequest, options: CallOptions = {}): ModelStream {
-    const call = this.admit(request, options, 'stream');
     const channel = new StreamChannel();
-    const { job } = call;
-    this.drive(call, (signal) => this.pump(request, call, channel, signal)).then(
-      (outcome) =>
-        channel.end({ event: { type: 'finished', stopReason: outcome.stopReason, usage: outcome.usage } }),
-      (error: unknown) => channel.end({ error }),
+    const call = this.admit(
+      request,
+      options,
+      'stream',
+      (c) => this.pump(c, channel),
+      (outcome, error) =>
+        channel.end(
+          error ? { error } : { event: { type: 'finished', stopReason: outcome!.stopReason, usage: outcome!.usage } },
+        ),
     );
+    const { job } = call;
     const scheduler = this.scheduler;
     return {
       callId: job.callId,
@@ -154,116 +155,111 @@ export class ModelRuntime implements ModelGateway {
     await this.scheduler.drained();
   }
 
-  private admit(request: GenerationRequest, options: CallOptions, kind: 'complete' | 'stream') {
-    if (options.signal?.aborted) throw new CancelledError('host');
-    const budget = options.budget ?? new TaskBudget(`tmp-${randomUUID()}`, this.temporaryBudgetLimits, this.clock);
+  private admit(
+    request: GenerationRequest,
+    options: CallOptions,
+    kind: 'complete' | 'stream',
+    execute: Call['execute'],
+    deliver: Call['deliver'],
+  ): Call {
+    const signal = options.signal;
+    if (signal?.aborted) throw new CancelledError('host');
+    const callId = this.ids.next();
+    const budget = options.budget ?? new TaskBudget(`tmp-${callId}`, this.temporaryBudgetLimits, this.clock);
     budget.check();
-    const callId = randomUUID();
     const model = options.model ?? this.provider.defaultModel;
-    const correlation = { taskId: budget.taskId, sessionId: options.sessionId, turnId: options.turnId };
-    const admission = this.scheduler.admit({
+    const provider = this.provider.name;
+    const { sessionId, turnId } = options;
+    const taskId = budget.taskId;
+    const { job } = this.scheduler.admit({
       callId,
-      taskId: budget.taskId,
-      sessionId: options.sessionId,
+      taskId,
+      sessionId,
       kind,
       timeout: options.timeoutMs,
       capMs: budget.remainingActivityMs(),
       request,
-      options: (timeoutMs): RecordedOptions & { correlation: typeof correlation } => ({
-        timeoutMs,
-        provider: this.provider.name,
-        model,
-        kind,
-        correlation,
-      }),
+      options: (timeoutMs) => ({ timeoutMs, provider, model, kind, correlation: { taskId, sessionId, turnId } }),
     });
     budget.begin();
-    const { job } = admission;
-    const recorded: RecordedOptions = { timeoutMs: job.timeoutMs, provider: this.provider.name, model, kind };
-    const requestAppend = this.append(job, {
+    const call = new Call(job, budget, model, request, this, execute, deliver);
+    const record: ModelRequestRecord = {
       version: 1,
       type: 'model_request',
       callId,
-      taskId: budget.taskId,
-      ...(options.sessionId !== undefined && { sessionId: options.sessionId }),
-      ...(options.turnId !== undefined && { turnId: options.turnId }),
-      at: this.wallClock().toISOString(),
+      taskId,
+      at: isoTimestamp(this.wallClockMs()),
       request,
-      options: recorded,
-    });
-    requestAppend.then((evidence) => {
-      if (evidence) this.scheduler.abort(job, new RecordingError(evidence));
-      else job.requestRecorded = true;
-    });
-    const signal = options.signal;
-    const onHostAbort = () => this.scheduler.abort(job, new CancelledError('host'));
-    signal?.addEventListener('abort', onHostAbort, { once: true });
-    return {
-      job,
-      budget,
-      requestAppend,
-      options: { ...options, model },
-      detach: () => signal?.removeEventListener('abort', onHostAbort),
+      options: { timeoutMs: job.timeoutMs, provider, model, kind },
     };
+    if (sessionId !== undefined) record.sessionId = sessionId;
+    if (turnId !== undefined) record.turnId = turnId;
+    call.requestAppend = this.append(job, record, true);
+    if (signal) call.attach(signal, () => this.scheduler.abort(job, new CancelledError('host')));
+    this.scheduler.onSlot(job, call);
+    return call;
   }
 
   /**
-   * Drives one admitted call to its end: slot → request record confirmed → provider →
-   * slot released → result record confirmed → settle. Returns the outcome only once recorded.
+   * @internal The slot is held: wait for the request record (SCH-9), run the provider until it
+   * returns or the job is aborted (SCH-8), then close.
    */
-  private async drive(
-    call: ReturnType<ModelRuntime['admit']>,
-    execute: (signal: AbortSignal) => Promise<Outcome>,
-  ): Promise<Outcome> {
-    const { job, budget, requestAppend } = call;
-    let outcome: Outcome | undefined;
-    let failure: ModelRuntimeError | undefined;
-    try {
-      await this.scheduler.waitForSlot(job);
-      const evidence = await requestAppend;
-      if (evidence) throw new RecordingError(evidence);
-      if (job.abortReason) throw job.abortReason;
-      this.scheduler.startExecuting(job);
-      outcome = await raceAbort(execute(job.signal), job.signal);
-    } catch (error) {
-      failure = this.classify(error, job);
-    }
+  run(call: Call): void {
+    void this.execute(call).then(
+      (outcome) => this.close(call, outcome, undefined),
+      (error: unknown) => this.close(call, undefined, this.classify(error, call.job)),
+    );
+  }
+
+  private async execute(call: Call): Promise<Outcome> {
+    const { job } = call;
+    const evidence = await call.requestAppend;
+    if (evidence) throw new RecordingError(evidence);
+    if (job.abortReason) throw job.abortReason;
+    this.scheduler.startExecuting(job);
+    return job.race(call.execute(call));
+  }
+
+  /**
+   * @internal Releases the slot (SCH-5), records the result once the request record is
+   * confirmed (SCH-15), settles the budget, frees the in-flight unit, and only then delivers
+   * (SCH-16).
+   */
+  close(call: Call, outcome: Outcome | undefined, failure: ModelRuntimeError | undefined): void {
+    void this.cleanUp(call, outcome, failure);
+  }
+
+  private async cleanUp(call: Call, outcome: Outcome | undefined, failure: ModelRuntimeError | undefined) {
+    const { job } = call;
     this.scheduler.releaseSlot(job);
     call.detach();
-
-    let delivered: ModelRuntimeError | undefined = failure;
-    const requestEvidence = await requestAppend;
+    let delivered = failure;
+    const requestEvidence = await call.requestAppend;
+    const costMinor = costOf(outcome?.usage, this.pricing);
     if (requestEvidence) {
       delivered = failure instanceof RecordingError ? failure : new RecordingError(requestEvidence, { cause: failure });
     } else {
-      const costMinor = costOf(outcome?.usage, this.pricing);
-      const resultEvidence = await this.append(job, this.resultRecord(job, outcome, failure, costMinor));
+      const record = this.resultRecord(job, outcome, failure, costMinor);
+      const resultEvidence = await this.append(job, record, false);
       if (resultEvidence) {
         delivered = new ModelClosureFailure(resultEvidence, failure?.code ?? 'success', { cause: failure });
       } else job.resultRecorded = true;
     }
     job.stopReason = outcome?.stopReason ?? delivered?.code;
-    budget.settle(outcome?.usage, costOf(outcome?.usage, this.pricing));
+    call.budget.settle(outcome?.usage, costMinor);
     this.scheduler.finish(job);
-    if (delivered) throw delivered;
-    return outcome as Outcome;
+    call.deliver(delivered ? undefined : outcome, delivered);
   }
 
   /** Pulls the provider's stream only as fast as the consumer reads it. */
-  private async pump(
-    request: GenerationRequest,
-    call: ReturnType<ModelRuntime['admit']>,
-    channel: StreamChannel,
-    signal: AbortSignal,
-  ): Promise<Outcome> {
-    const iterator = this.provider
-      .stream(request, { signal, timeoutMs: call.job.timeoutMs, model: call.options.model })
-      [Symbol.asyncIterator]();
+  private async pump(call: Call, channel: StreamChannel): Promise<Outcome> {
+    const { job } = call;
+    const iterator = this.provider.stream(call.request, call)[Symbol.asyncIterator]();
     let text = '';
     try {
       for (;;) {
-        await channel.demand(signal);
-        const step = await raceAbort(iterator.next(), signal);
+        await channel.demand(job);
+        const step = await job.race(iterator.next());
         if (step.done) return { text, stopReason: 'end_turn', usage: { inputTokens: 0, outputTokens: 0 } };
         const event = step.value;
         if (event.type === 'finished') return { text, stopReason: event.stopReason, usage: event.usage };
@@ -296,11 +292,11 @@ export class ModelRuntime implements ModelGateway {
       type: 'model_result',
       callId: job.callId,
       taskId: job.taskId,
-      ...(job.sessionId !== undefined && { sessionId: job.sessionId }),
-      at: this.wallClock().toISOString(),
+      at: isoTimestamp(this.wallClockMs()),
       outcome: outcome ? 'success' : 'error',
       durationMs: Math.round(this.clock.now() - job.admittedAt),
     };
+    if (job.sessionId !== undefined) record.sessionId = job.sessionId;
     if (outcome) {
       record.stopReason = outcome.stopReason;
       record.usage = outcome.usage;
@@ -310,8 +306,11 @@ export class ModelRuntime implements ModelGateway {
     return record;
   }
 
-  /** Appends and tracks a record; resolves with evidence on failure, never rejects. */
-  private append(job: Job, record: JournalRecord): Promise<RecordingEvidence | undefined> {
+  /**
+   * Appends and tracks a record; resolves with evidence on failure, never rejects. A failed
+   * request record takes a queued job out of the queue at once (SCH-15).
+   */
+  private append(job: Job, record: JournalRecord, isRequest: boolean): Promise<RecordingEvidence | undefined> {
     job.pendingAppends++;
     let pending: Promise<void>;
     try {
@@ -322,17 +321,20 @@ export class ModelRuntime implements ModelGateway {
     return pending.then(
       () => {
         job.pendingAppends--;
+        if (isRequest) job.requestRecorded = true;
         return undefined;
       },
       (error: unknown) => {
         job.pendingAppends--;
-        return {
+        const evidence: RecordingEvidence = {
           callId: job.callId,
           record: record.type,
           journal: this.journal.name,
-          failedAt: this.wallClock().toISOString(),
+          failedAt: isoTimestamp(this.wallClockMs()),
           error: error instanceof Error ? error.message : String(error),
         };
+        if (isRequest) this.scheduler.abort(job, new RecordingError(evidence));
+        return evidence;
       },
     );
   }

@@ -1,5 +1,5 @@
 import type { ModelStreamEvent } from '../types.js';
-import { raceAbort } from './abortable.js';
+import type { Job } from '../scheduler/job.js';
 
 type Pull = { resolve: (r: IteratorResult<ModelStreamEvent>) => void; reject: (e: unknown) => void };
 
@@ -14,14 +14,13 @@ export class StreamChannel {
   private final: { event?: ModelStreamEvent; error?: unknown } | undefined;
   private done = false;
 
-  /** Driver: waits until the consumer wants an event, or rejects when `signal` aborts. */
-  demand(signal: AbortSignal): Promise<void> {
+  /** Driver: waits until the consumer wants an event, or rejects when `job` is aborted. */
+  demand(job: Job): Promise<void> {
     if (this.pull) return Promise.resolve();
-    return raceAbort(
+    return job.race(
       new Promise<void>((resolve) => {
         this.demandWaiter = resolve;
       }),
-      signal,
     );
   }
 

@@ -1,48 +1,77 @@
 import type { Journal, JournalRecord } from './records.js';
 
+const CONFIRMED: Promise<void> = Promise.resolve();
+
+/** Options of a {@link MemoryJournal}. */
+export interface MemoryJournalOptions {
+  /** Records kept at most (default 100 000). */
+  maxRecords?: number;
+  /** When full: refuse further appends (`reject`, the default, for tests) or drop the oldest (`evict`). */
+  whenFull?: 'reject' | 'evict';
+}
+
 /**
  * A journal kept in process memory, for tests, demos and benchmarks that measure the
- * scheduler alone. Bounded: appends beyond `maxRecords` reject instead of growing.
+ * scheduler alone. Bounded: a ring of `maxRecords`. Records are kept as given (the runtime
+ * builds a fresh record per append and never changes it); confirmation is immediate.
  */
 export class MemoryJournal implements Journal {
   readonly name = 'memory';
   readonly maxRecords: number;
-  private readonly stored: JournalRecord[] = [];
+  private readonly whenFull: 'reject' | 'evict';
+  private readonly ring: Array<JournalRecord | undefined>;
+  private start = 0;
+  private count = 0;
   private closed = false;
 
-  constructor(options: { maxRecords?: number } = {}) {
+  constructor(options: MemoryJournalOptions = {}) {
     const max = options.maxRecords ?? 100_000;
     if (!(Number.isSafeInteger(max) && max > 0)) {
       throw new RangeError(`maxRecords must be a positive integer, got ${String(max)}`);
     }
+    const whenFull = options.whenFull ?? 'reject';
+    if (whenFull !== 'reject' && whenFull !== 'evict') {
+      throw new RangeError(`whenFull must be "reject" or "evict", got ${String(whenFull)}`);
+    }
     this.maxRecords = max;
+    this.whenFull = whenFull;
+    this.ring = [];
   }
 
   append(record: JournalRecord): Promise<void> {
     if (this.closed) return Promise.reject(new Error('memory journal is closed'));
-    if (this.stored.length >= this.maxRecords) {
-      return Promise.reject(new Error(`memory journal is full (maxRecords ${this.maxRecords})`));
+    if (this.count === this.maxRecords) {
+      if (this.whenFull === 'reject') {
+        return Promise.reject(new Error(`memory journal is full (maxRecords ${this.maxRecords})`));
+      }
+      this.ring[this.start] = record;
+      this.start = (this.start + 1) % this.maxRecords;
+      return CONFIRMED;
     }
-    this.stored.push(structuredClone(record));
-    return Promise.resolve();
+    this.ring[(this.start + this.count) % this.maxRecords] = record;
+    this.count++;
+    return CONFIRMED;
   }
 
-  /** Every record in append order. */
-  records(): readonly JournalRecord[] {
-    return this.stored;
+  /** Every kept record, oldest first. */
+  records(): JournalRecord[] {
+    const out: JournalRecord[] = [];
+    for (let i = 0; i < this.count; i++) out.push(this.ring[(this.start + i) % this.maxRecords] as JournalRecord);
+    return out;
   }
 
   recordsForCall(callId: string): JournalRecord[] {
-    return this.stored.filter((r) => r.callId === callId);
+    return this.records().filter((r) => r.callId === callId);
   }
 
-  /** Forgets what was stored, so long benchmark runs stay within `maxRecords`. */
+  /** Forgets every kept record. */
   clear(): void {
-    this.stored.length = 0;
+    this.ring.length = 0;
+    this.start = this.count = 0;
   }
 
   close(): Promise<void> {
     this.closed = true;
-    return Promise.resolve();
+    return CONFIRMED;
   }
 }

@@ -54,11 +54,17 @@ export class EchoProvider implements ModelProvider {
     this.chunkSize = positiveInteger('chunkSize', options.chunkSize ?? 16);
   }
 
-  /** Waits `latencyMs`, then returns the whole answer; rejects with `signal.reason` on abort. */
+  /**
+   * Waits `latencyMs`, then returns the whole answer; rejects with `signal.reason` on abort.
+   * With no latency the answer is immediate and the signal is not read, which keeps the
+   * runtime from materialising an AbortSignal per call on the hot path.
+   */
   async complete(request: GenerationRequest, options: ProviderCallOptions): Promise<ModelResponse> {
-    options.signal.throwIfAborted();
     const response = answer(request);
-    if (this.latencyMs > 0) await sleep(this.clock, this.latencyMs, options.signal);
+    if (this.latencyMs > 0) {
+      options.signal.throwIfAborted();
+      await sleep(this.clock, this.latencyMs, options.signal);
+    }
     return response;
   }
 

@@ -1,5 +1,4 @@
 import type { ModelJobPhase, ModelJobReport } from '@sluice/protocol';
-import type { TimerHandle } from '../clock.js';
 import type { ModelRuntimeError } from '../errors.js';
 import type { QueueNode } from './linked-queue.js';
 
@@ -9,6 +8,14 @@ export interface JobIdentity {
   taskId: string;
   sessionId?: string;
   kind: 'complete' | 'stream';
+}
+
+const noop = (): void => undefined;
+
+/** Who waits for a queued job's slot: told once, either way. */
+export interface SlotListener {
+  granted(): void;
+  left(reason: ModelRuntimeError): void;
 }
 
 const PHASES: readonly ModelJobPhase[] = ['Queued', 'Preparing', 'Executing', 'Cleaning'];
@@ -22,8 +29,6 @@ export class Job {
   readonly taskId: string;
   readonly sessionId: string | undefined;
   readonly kind: 'complete' | 'stream';
-  /** Aborted once, with `abortReason`, on deadline, cancellation, shutdown or a failed request record. */
-  readonly signal: AbortSignal;
   phase: ModelJobPhase = 'Queued';
   /** The first reason this job must stop; later reasons are ignored. */
   abortReason: ModelRuntimeError | undefined;
@@ -39,13 +44,18 @@ export class Job {
   finished = false;
   /** @internal */
   queueNode: QueueNode<Job> | undefined;
-  /** @internal */
-  timer: TimerHandle | undefined;
-  /** @internal resolves or rejects the wait for a slot */
-  slotWaiter: { resolve: () => void; reject: (error: ModelRuntimeError) => void } | undefined;
+  /** @internal its entry in the scheduler's deadline timers, until cleared */
+  timer: QueueNode<Job> | undefined;
+  /** @internal told when the job gets its slot or leaves the queue */
+  listener: SlotListener | undefined;
 
-  private readonly controller = new AbortController();
-  private readonly durations: Record<ModelJobPhase, number> = { Queued: 0, Preparing: 0, Executing: 0, Cleaning: 0 };
+  /** Created on first use of `signal`: an AbortSignal costs microseconds the hot path need not pay. */
+  private controller: AbortController | undefined;
+  private racer: ((reason: ModelRuntimeError) => void) | undefined;
+  private queuedMs = 0;
+  private preparingMs = 0;
+  private executingMs = 0;
+  private cleaningMs = 0;
   private phaseStartedAt: number;
 
   constructor(
@@ -58,7 +68,6 @@ export class Job {
     this.taskId = identity.taskId;
     this.sessionId = identity.sessionId;
     this.kind = identity.kind;
-    this.signal = this.controller.signal;
     this.phaseStartedAt = admittedAt;
   }
 
@@ -69,22 +78,71 @@ export class Job {
 
   /** @internal */
   enter(phase: ModelJobPhase, now: number): void {
-    this.durations[this.phase] += now - this.phaseStartedAt;
+    const spent = now - this.phaseStartedAt;
+    if (this.phase === 'Queued') this.queuedMs += spent;
+    else if (this.phase === 'Preparing') this.preparingMs += spent;
+    else if (this.phase === 'Executing') this.executingMs += spent;
+    else this.cleaningMs += spent;
     this.phase = phase;
     this.phaseStartedAt = now;
+  }
+
+  /** Aborted once, with `abortReason`, on deadline, cancellation, shutdown or a failed request record. */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.abortReason) this.controller.abort(this.abortReason);
+    }
+    return this.controller.signal;
   }
 
   /** @internal records the first abort reason and aborts `signal`; returns false if already aborted. */
   abort(reason: ModelRuntimeError): boolean {
     if (this.abortReason) return false;
     this.abortReason = reason;
-    this.controller.abort(reason);
+    this.controller?.abort(reason);
+    const racer = this.racer;
+    this.racer = undefined;
+    racer?.(reason);
     return true;
+  }
+
+  /**
+   * Follows `promise` but rejects with the abort reason as soon as the job is aborted — so a
+   * provider that ignores its signal cannot hold a slot past the deadline (SCH-8). One race at
+   * a time; a promise left behind has its rejection handled.
+   */
+  race<T>(promise: Promise<T>): Promise<T> {
+    if (this.abortReason) {
+      promise.catch(noop);
+      return Promise.reject(this.abortReason);
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.racer = (reason) => {
+        promise.catch(noop);
+        reject(reason);
+      };
+      promise.then(
+        (value) => {
+          this.racer = undefined;
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.racer = undefined;
+          reject(error);
+        },
+      );
+    });
   }
 
   /** The job as the snapshot shows it: no request content (SCH-11). */
   report(now: number): ModelJobReport {
-    const phaseDurationsMs = { ...this.durations };
+    const phaseDurationsMs: Record<ModelJobPhase, number> = {
+      Queued: this.queuedMs,
+      Preparing: this.preparingMs,
+      Executing: this.executingMs,
+      Cleaning: this.cleaningMs,
+    };
     phaseDurationsMs[this.phase] += now - this.phaseStartedAt;
     for (const phase of PHASES) phaseDurationsMs[phase] = Math.round(phaseDurationsMs[phase]);
     const report: ModelJobReport = {

@@ -1,12 +1,15 @@
+/** Nesting deeper than this is refused like a cycle: no model request is nested this deep. */
+const MAX_DEPTH = 256;
+
 /**
  * Counts the UTF-8 bytes `JSON.stringify(value)` would produce, stopping as soon as the count
  * exceeds `limit` — so an oversized request is refused without building its JSON (SCH-17).
  * Returns the exact byte count when it is ≤ `limit`, otherwise some number > `limit`.
+ * Throws a TypeError for values JSON cannot represent (cycles, BigInt, nesting over 256).
  */
 export function jsonByteLength(value: unknown, limit: number): number {
-  const counter = { bytes: 0, limit };
-  const visiting = new Set<object>();
-  countValue(value, counter, visiting, true);
+  const counter: Counter = { bytes: 0, limit };
+  countValue(value, counter, 0);
   return counter.bytes;
 }
 
@@ -15,73 +18,77 @@ interface Counter {
   limit: number;
 }
 
-/** Returns false when `value` is omitted by JSON (undefined, functions, symbols) in an object. */
-function countValue(raw: unknown, counter: Counter, visiting: Set<object>, topLevel: boolean): boolean {
-  if (counter.bytes > counter.limit) return true;
+/** Adds `raw`'s JSON bytes; returns false when JSON omits it (undefined, functions, symbols). */
+function countValue(raw: unknown, counter: Counter, depth: number): boolean {
   let value = raw;
-  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+  if (typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
     value = (value as { toJSON: () => unknown }).toJSON();
   }
   switch (typeof value) {
     case 'string':
-      countString(value, counter);
+      counter.bytes += stringBytes(value, counter.limit - counter.bytes);
       return true;
     case 'number':
-      counter.bytes += Number.isFinite(value) ? String(value).length : 4;
+      counter.bytes += Number.isFinite(value) ? numberLength(value) : 4;
       return true;
     case 'boolean':
       counter.bytes += value ? 4 : 5;
       return true;
     case 'bigint':
       throw new TypeError('Do not know how to serialize a BigInt');
-    case 'undefined':
-    case 'function':
-    case 'symbol':
-      if (topLevel) counter.bytes += 0;
+    case 'object':
+      break;
+    default:
       return false;
   }
   if (value === null) {
     counter.bytes += 4;
     return true;
   }
-  const object = value as object;
-  if (object instanceof Number || object instanceof String || object instanceof Boolean) {
-    return countValue(object.valueOf(), counter, visiting, topLevel);
-  }
-  if (visiting.has(object)) throw new TypeError('Converting circular structure to JSON');
-  visiting.add(object);
-  if (Array.isArray(object)) {
-    counter.bytes += 2; // []
-    for (let i = 0; i < object.length && counter.bytes <= counter.limit; i++) {
-      if (i > 0) counter.bytes += 1;
-      if (!countValue(object[i], counter, visiting, false)) counter.bytes += 4; // null
+  if (depth >= MAX_DEPTH) throw new TypeError(`Converting circular structure to JSON (or nesting deeper than ${MAX_DEPTH})`);
+  if (Array.isArray(value)) {
+    counter.bytes += 2 + Math.max(0, value.length - 1); // brackets and commas
+    for (let i = 0; i < value.length && counter.bytes <= counter.limit; i++) {
+      if (!countValue(value[i], counter, depth + 1)) counter.bytes += 4; // null
     }
-  } else {
-    counter.bytes += 2; // {}
-    let first = true;
-    for (const key of Object.keys(object)) {
-      if (counter.bytes > counter.limit) break;
-      const before = counter.bytes;
-      if (!first) counter.bytes += 1;
-      countString(key, counter);
-      counter.bytes += 1; // :
-      if (countValue((object as Record<string, unknown>)[key], counter, visiting, false)) first = false;
-      else counter.bytes = before; // omitted member
-    }
+    return true;
   }
-  visiting.delete(object);
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) {
+    return countValue(value.valueOf(), counter, depth);
+  }
+  counter.bytes += 2; // braces
+  let members = 0;
+  const object = value as Record<string, unknown>;
+  for (const key in object) {
+    if (counter.bytes > counter.limit) break;
+    if (!Object.prototype.hasOwnProperty.call(object, key)) continue;
+    const before = counter.bytes;
+    counter.bytes += stringBytes(key, Infinity) + 1 + (members > 0 ? 1 : 0); // key, colon, comma
+    if (countValue(object[key], counter, depth + 1)) members++;
+    else counter.bytes = before; // omitted member
+  }
   return true;
 }
 
-function countString(text: string, counter: Counter): void {
-  let bytes = 2; // quotes
-  const budget = counter.limit - counter.bytes;
+function numberLength(n: number): number {
+  if (Number.isInteger(n) && n >= 0 && n < 1e21) {
+    let digits = 1;
+    for (let x = n; x >= 10; x = Math.floor(x / 10)) digits++;
+    return digits;
+  }
+  return String(n).length;
+}
+
+/** JSON bytes of `text` with its quotes, counting at most a little past `budget`. */
+function stringBytes(text: string, budget: number): number {
+  let bytes = 2;
   for (let i = 0; i < text.length && bytes <= budget; i++) {
     const c = text.charCodeAt(i);
-    if (c < 0x20) bytes += c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 2 : 6;
-    else if (c === 0x22 || c === 0x5c) bytes += 2;
-    else if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
+    if (c < 0x80) {
+      if (c >= 0x20 && c !== 0x22 && c !== 0x5c) bytes += 1;
+      else if (c === 0x22 || c === 0x5c || c === 8 || c === 9 || c === 10 || c === 12 || c === 13) bytes += 2;
+      else bytes += 6;
+    } else if (c < 0x800) bytes += 2;
     else if (c >= 0xd800 && c <= 0xdbff) {
       const next = text.charCodeAt(i + 1);
       if (next >= 0xdc00 && next <= 0xdfff) {
@@ -91,5 +98,5 @@ function countString(text: string, counter: Counter): void {
     } else if (c >= 0xdc00 && c <= 0xdfff) bytes += 6;
     else bytes += 3;
   }
-  counter.bytes += bytes;
+  return bytes;
 }

@@ -11,7 +11,8 @@ import {
   type TimeoutPhase,
 } from '../errors.js';
 import { resolveSchedulerConfig, type SchedulerConfig } from './config.js';
-import { Job, type JobIdentity } from './job.js';
+import { DeadlineTimers } from './deadline-timers.js';
+import { Job, type JobIdentity, type SlotListener } from './job.js';
 import { LinkedQueue } from './linked-queue.js';
 import { jsonByteLength } from './request-size.js';
 
@@ -65,11 +66,13 @@ export class Scheduler {
   private cleaning = 0;
   private accepting = true;
   private drainWaiters: Array<() => void> = [];
+  private readonly deadlines: DeadlineTimers<Job>;
 
   constructor(options: SchedulerOptions = {}) {
     this.clock = options.clock ?? systemClock;
     this.limits = Object.freeze(resolveSchedulerConfig(options, this.clock));
     this.observer = options.observer ?? {};
+    this.deadlines = new DeadlineTimers<Job>(this.clock, (job) => this.onDeadline(job));
   }
 
   /** Accepted calls not yet fully cleaned up. */
@@ -102,7 +105,7 @@ export class Scheduler {
       const job = new Job(request, timeoutMs, this.clock.now());
       if (this.jobs.has(job.callId)) throw new RangeError(`callId "${job.callId}" is already in flight`);
       this.jobs.set(job.callId, job);
-      job.timer = this.clock.setTimer(() => this.onDeadline(job), timeoutMs);
+      job.timer = this.deadlines.add(job);
       this.observer.admitted?.(job);
       if (slotFree) this.grantSlot(job);
       else job.queueNode = this.queue.enqueue(job);
@@ -113,13 +116,19 @@ export class Scheduler {
     }
   }
 
+  /**
+   * Tells `listener` when the queued `job` gets its slot, or why it left the queue. A job that
+   * already holds its slot, or already left, is answered at once.
+   */
+  onSlot(job: Job, listener: SlotListener): void {
+    if (job.holdsSlot) listener.granted();
+    else if (job.phase !== 'Queued') listener.left(job.abortReason ?? new RuntimeStoppedError());
+    else job.listener = listener;
+  }
+
   /** Resolves when `job` holds a slot; rejects with its abort reason if it left the queue. */
   waitForSlot(job: Job): Promise<void> {
-    if (job.holdsSlot) return Promise.resolve();
-    if (job.phase !== 'Queued') return Promise.reject(job.abortReason ?? new RuntimeStoppedError());
-    return new Promise<void>((resolve, reject) => {
-      job.slotWaiter = { resolve, reject };
-    });
+    return new Promise<void>((granted, left) => this.onSlot(job, { granted, left }));
   }
 
   /**
@@ -133,9 +142,9 @@ export class Scheduler {
       if (job.queueNode) this.queue.remove(job.queueNode);
       job.queueNode = undefined;
       this.move(job, 'Cleaning');
-      const waiter = job.slotWaiter;
-      job.slotWaiter = undefined;
-      waiter?.reject(reason);
+      const listener = job.listener;
+      job.listener = undefined;
+      listener?.left(reason);
     }
   }
 
@@ -237,9 +246,9 @@ export class Scheduler {
     this.slotsInUse++;
     this.move(job, 'Preparing');
     this.observer.slotGranted?.(job);
-    const waiter = job.slotWaiter;
-    job.slotWaiter = undefined;
-    waiter?.resolve();
+    const listener = job.listener;
+    job.listener = undefined;
+    listener?.granted();
   }
 
   private move(job: Job, phase: Job['phase']): void {
@@ -256,7 +265,7 @@ export class Scheduler {
 
   private clearTimer(job: Job): void {
     if (job.timer === undefined) return;
-    this.clock.clearTimer(job.timer);
+    this.deadlines.remove(job.timer);
     job.timer = undefined;
   }
 }

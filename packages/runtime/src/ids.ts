@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Makes UUIDv7 call ids (RFC 9562): a millisecond timestamp, then a 12-bit counter within the
+ * millisecond (method 1), then 62 random bits fixed per generator. Ids are unique and sorted
+ * by creation, which keeps journal indexes append-only, and cost a string concatenation.
+ */
+export class CallIdGenerator {
+  private lastMs = -1;
+  private counter = 0;
+  private prefix = '';
+  private readonly tail: string;
+
+  constructor() {
+    const random = randomBytes(8);
+    random[0] = ((random[0] ?? 0) & 0x3f) | 0x80; // variant 10
+    this.tail = random.toString('hex', 0, 2) + '-' + random.toString('hex', 2, 8);
+  }
+
+  next(): string {
+    let now = Date.now();
+    if (now <= this.lastMs) {
+      now = this.lastMs;
+      if (++this.counter > 0xfff) {
+        now = this.lastMs + 1; // counter exhausted: borrow the next millisecond
+        this.counter = 0;
+      }
+    } else this.counter = 0;
+    if (now !== this.lastMs) {
+      this.lastMs = now;
+      const hex = now.toString(16).padStart(12, '0');
+      this.prefix = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7`;
+    }
+    return `${this.prefix}${HEX3[this.counter]}-${this.tail}`;
+  }
+}
+
+const HEX3: string[] = Array.from({ length: 0x1000 }, (_, i) => i.toString(16).padStart(3, '0'));
