@@ -7,7 +7,24 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setImmediate: 'readonly', URL: 'readonly' },
+      globals: Object.fromEntries(
+        [
+          'process',
+          'console',
+          'setTimeout',
+          'clearTimeout',
+          'setImmediate',
+          'URL',
+          'performance',
+          'AbortController',
+          'AbortSignal',
+          'Buffer',
+          'structuredClone',
+          'fetch',
+          'TextEncoder',
+          'TextDecoder',
+        ].map((name) => [name, 'readonly']),
+      ),
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],

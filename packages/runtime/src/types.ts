@@ -39,8 +39,7 @@ export interface ModelResponse {
 
 /** One event of a streamed answer: text deltas, then exactly one `finished`. */
 export type ModelStreamEvent =
-  | { type: 'delta'; text: string }
-  | { type: 'finished'; stopReason: ModelStopReason; usage: Usage };
+  { type: 'delta'; text: string } | { type: 'finished'; stopReason: ModelStopReason; usage: Usage };
 
 /** What the runtime hands a provider besides the request (SCH-8). */
 export interface ProviderCallOptions {

@@ -28,7 +28,9 @@ test('SCH-17 undefined members, toJSON and dates are counted as JSON.stringify w
 });
 
 test('SCH-17 counting stops once past the limit instead of walking a huge value', () => {
-  const huge = { messages: Array.from({ length: 100_000 }, () => ({ role: 'user', content: 'x'.repeat(100) })) };
+  const huge = {
+    messages: Array.from({ length: 100_000 }, () => ({ role: 'user', content: 'x'.repeat(100) })),
+  };
   let reads = 0;
   const watched = new Proxy(huge.messages, {
     get(target, key, receiver) {

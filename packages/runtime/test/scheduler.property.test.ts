@@ -15,15 +15,46 @@ type Op =
   | { op: 'advance'; ms: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ op: fc.constantFrom('complete' as const, 'stream' as const), timeoutMs: fc.option(fc.integer({ min: 1, max: 5_000 }), { nil: undefined }) }) },
-  { weight: 6, arbitrary: fc.record({ op: fc.constantFrom('succeed' as const, 'fail' as const, 'delta' as const, 'cancel' as const, 'pull' as const, 'leave' as const), pick: fc.nat() }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constantFrom('hang' as const, 'stall' as const, 'resume' as const, 'journalFail' as const) }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('advance' as const), ms: fc.integer({ min: 1, max: 3_000 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      op: fc.constantFrom('complete' as const, 'stream' as const),
+      timeoutMs: fc.option(fc.integer({ min: 1, max: 5_000 }), { nil: undefined }),
+    }),
+  },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      op: fc.constantFrom(
+        'succeed' as const,
+        'fail' as const,
+        'delta' as const,
+        'cancel' as const,
+        'pull' as const,
+        'leave' as const,
+      ),
+      pick: fc.nat(),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constantFrom('hang' as const, 'stall' as const, 'resume' as const, 'journalFail' as const),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ op: fc.constant('advance' as const), ms: fc.integer({ min: 1, max: 3_000 }) }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('shutdown' as const) }) },
 );
 
 const configArb = fc
-  .record({ maxConcurrency: fc.integer({ min: 1, max: 4 }), maxQueued: fc.integer({ min: 0, max: 6 }), extra: fc.integer({ min: 0, max: 6 }) })
+  .record({
+    maxConcurrency: fc.integer({ min: 1, max: 4 }),
+    maxQueued: fc.integer({ min: 0, max: 6 }),
+    extra: fc.integer({ min: 0, max: 6 }),
+  })
   .map(({ maxConcurrency, maxQueued, extra }) => ({
     maxConcurrency,
     maxQueued,
@@ -87,7 +118,8 @@ test('SCH-1/4/5/9/12/13/15/16 random interleavings keep every count bounded, rel
         for (const caller of callers) expect(caller.settledCount).toBeLessThanOrEqual(1);
       };
 
-      const pick = <T>(items: T[], n: number): T | undefined => (items.length ? items[n % items.length] : undefined);
+      const pick = <T>(items: T[], n: number): T | undefined =>
+        items.length ? items[n % items.length] : undefined;
       const pullOnce = (caller: Caller) => {
         if (!caller.iterator || caller.pulling || caller.settledCount > 0) return;
         caller.pulling = true;
@@ -127,24 +159,39 @@ test('SCH-1/4/5/9/12/13/15/16 random interleavings keep every count bounded, rel
             break;
           }
           case 'succeed':
-            pick(provider.calls.filter((c) => !c.settled), op.pick)?.succeed();
+            pick(
+              provider.calls.filter((c) => !c.settled),
+              op.pick,
+            )?.succeed();
             break;
           case 'fail':
-            pick(provider.calls.filter((c) => !c.settled), op.pick)?.fail(new Error('provider error'));
+            pick(
+              provider.calls.filter((c) => !c.settled),
+              op.pick,
+            )?.fail(new Error('provider error'));
             break;
           case 'delta':
-            pick(provider.calls.filter((c) => !c.settled && c.kind === 'stream'), op.pick)?.delta('chunk');
+            pick(
+              provider.calls.filter((c) => !c.settled && c.kind === 'stream'),
+              op.pick,
+            )?.delta('chunk');
             break;
           case 'cancel':
             pick(callers, op.pick)?.controller.abort();
             break;
           case 'pull': {
-            const caller = pick(callers.filter((c) => c.iterator), op.pick);
+            const caller = pick(
+              callers.filter((c) => c.iterator),
+              op.pick,
+            );
             if (caller) pullOnce(caller);
             break;
           }
           case 'leave': {
-            const caller = pick(callers.filter((c) => c.iterator && c.settledCount === 0), op.pick);
+            const caller = pick(
+              callers.filter((c) => c.iterator && c.settledCount === 0),
+              op.pick,
+            );
             if (caller) {
               void caller.iterator?.return?.();
               caller.settledCount++;
@@ -185,7 +232,9 @@ test('SCH-1/4/5/9/12/13/15/16 random interleavings keep every count bounded, rel
       }
       await runtime.shutdown();
       const s = runtime.schedulerSnapshot();
-      expect([s.inflight, s.queued, s.preparing, s.executing, s.cleaning, s.jobs.length]).toEqual([0, 0, 0, 0, 0, 0]);
+      expect([s.inflight, s.queued, s.preparing, s.executing, s.cleaning, s.jobs.length]).toEqual([
+        0, 0, 0, 0, 0, 0,
+      ]);
       expect(clock.pendingTimers).toBe(0);
       expect(finishes.size).toBe(admittedOrder.size);
       expect(slotReleases.size).toBe(granted.length);

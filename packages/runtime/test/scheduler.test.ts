@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'vitest';
+import type { ModelRuntimeError } from '../src/errors.js';
 import {
   BudgetError,
   CancelledError,
   InvalidTimeoutError,
   ModelClosureFailure,
-  ModelRuntimeError,
   OverloadedError,
   QueueTimeoutError,
   RecordingError,
@@ -117,7 +117,11 @@ describe('SCH-3 / SCH-4 configuration', () => {
 
 describe('SCH-5 cleanup keeps in-flight capacity', () => {
   test('SCH-5 a blocked result record frees the slot but keeps the in-flight unit', async () => {
-    const { runtime, provider, journal } = runtimeFixture({ maxConcurrency: 1, maxInflight: 1, maxQueued: 4 });
+    const { runtime, provider, journal } = runtimeFixture({
+      maxConcurrency: 1,
+      maxInflight: 1,
+      maxQueued: 4,
+    });
     const call = track(runtime.complete(ask()));
     await settle();
     journal.stall();
@@ -213,9 +217,9 @@ describe('SCH-8 the outer deadline is separate from the timeout handed to the pr
     await settle();
     expect(second?.options.signal.aborted).toBe(true);
     expect(call.error).toBeInstanceOf(TimeoutError);
-    const request = memory.records().find(
-      (r): r is ModelRequestRecord => r.type === 'model_request' && r.callId !== firstCallId(memory),
-    );
+    const request = memory
+      .records()
+      .find((r): r is ModelRequestRecord => r.type === 'model_request' && r.callId !== firstCallId(memory));
     expect(request?.options.timeoutMs).toBe(10_000);
   });
 
@@ -238,7 +242,11 @@ describe('SCH-9 request recording and the deadline', () => {
     void runtime.complete(ask());
     await settle();
     expect(provider.calls).toHaveLength(0);
-    expect(runtime.schedulerSnapshot().jobs[0]).toMatchObject({ phase: 'Preparing', recording: true, requestRecorded: false });
+    expect(runtime.schedulerSnapshot().jobs[0]).toMatchObject({
+      phase: 'Preparing',
+      recording: true,
+      requestRecorded: false,
+    });
     journal.resume();
     await settle();
     expect(provider.calls).toHaveLength(1);
@@ -283,7 +291,12 @@ describe('SCH-10 / SCH-11 / SCH-13 observation', () => {
     expect([s.queued, s.preparing, s.executing, s.cleaning, s.inflight]).toEqual([1, 2, 1, 1, 5]);
     journal.resume();
     await settle();
-    expect(runtime.schedulerSnapshot().jobs.map((j) => j.phase)).toEqual(['Executing', 'Executing', 'Executing', 'Queued']);
+    expect(runtime.schedulerSnapshot().jobs.map((j) => j.phase)).toEqual([
+      'Executing',
+      'Executing',
+      'Executing',
+      'Queued',
+    ]);
   });
 
   test('SCH-10 a runtime without a scheduler reports undefined, not zeros', () => {
@@ -329,7 +342,11 @@ describe('SCH-10 / SCH-11 / SCH-13 observation', () => {
     expect(queued).toMatchObject({ phase: 'Queued', recording: true, requestRecorded: false });
     journal.resume();
     await settle();
-    expect(runtime.schedulerSnapshot().jobs[1]).toMatchObject({ phase: 'Queued', recording: false, requestRecorded: true });
+    expect(runtime.schedulerSnapshot().jobs[1]).toMatchObject({
+      phase: 'Queued',
+      recording: false,
+      requestRecorded: true,
+    });
   });
 
   test('SCH-13 a finished job leaves the snapshot; no history is kept', async () => {
@@ -436,7 +453,9 @@ describe('SCH-14 typed errors', () => {
     controller.abort();
     await settle();
     expect(call.error).toBeInstanceOf(CancelledError);
-    expect(captureSync(() => runtime.complete(ask(), { signal: controller.signal }))).toBeInstanceOf(CancelledError);
+    expect(captureSync(() => runtime.complete(ask(), { signal: controller.signal }))).toBeInstanceOf(
+      CancelledError,
+    );
   });
 
   test('SCH-14 runtime stop cancels queued work with RuntimeStopped and refuses new calls', async () => {
@@ -512,7 +531,11 @@ describe('SCH-16 success only after the result record', () => {
     provider.last().succeed('answer');
     await settle();
     expect(call.status).toBe('pending');
-    expect(runtime.schedulerSnapshot().jobs[0]).toMatchObject({ phase: 'Cleaning', recording: true, resultRecorded: false });
+    expect(runtime.schedulerSnapshot().jobs[0]).toMatchObject({
+      phase: 'Cleaning',
+      recording: true,
+      resultRecorded: false,
+    });
     journal.resume();
     await settle();
     expect(call.value).toMatchObject({ text: 'answer', stopReason: 'end_turn' });

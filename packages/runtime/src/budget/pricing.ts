@@ -10,7 +10,8 @@ export interface Pricing {
 export function costOf(usage: Usage | undefined, pricing: Pricing | undefined): number {
   if (!usage || !pricing) return 0;
   const micro =
-    usage.inputTokens * pricing.inputMinorPerMillionTokens + usage.outputTokens * pricing.outputMinorPerMillionTokens;
+    usage.inputTokens * pricing.inputMinorPerMillionTokens +
+    usage.outputTokens * pricing.outputMinorPerMillionTokens;
   return Math.ceil(micro / 1_000_000);
 }
 

@@ -25,7 +25,13 @@ export interface TaskUsage {
   stoppedReason?: BudgetReason;
 }
 
-const LIMIT_NAMES = ['maxCalls', 'maxInputTokens', 'maxOutputTokens', 'maxCostMinor', 'maxActivityMs'] as const;
+const LIMIT_NAMES = [
+  'maxCalls',
+  'maxInputTokens',
+  'maxOutputTokens',
+  'maxCostMinor',
+  'maxActivityMs',
+] as const;
 
 /**
  * The cumulative budget of one task, shared explicitly by the host across turns, agents and
@@ -105,7 +111,7 @@ export class TaskBudget {
       inputTokens: this.inputTokens,
       outputTokens: this.outputTokens,
       costMinor: this.costMinor,
-      activityMs: this.currentActivityMs(),
+      activityMs: Math.round(this.currentActivityMs()),
     };
     const reason = this.stopped;
     if (reason) usage.stoppedReason = reason;

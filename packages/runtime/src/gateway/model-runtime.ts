@@ -94,7 +94,9 @@ export class ModelRuntime implements ModelGateway, CallDriver {
     this.limits = this.scheduler.limits;
     this.wallClockMs = options.wallClockMs ?? Date.now;
     this.pricing = options.pricing && validatePricing(options.pricing);
-    this.temporaryBudgetLimits = validateBudgetLimits(options.temporaryBudgetLimits ?? DEFAULT_TEMPORARY_BUDGET);
+    this.temporaryBudgetLimits = validateBudgetLimits(
+      options.temporaryBudgetLimits ?? DEFAULT_TEMPORARY_BUDGET,
+    );
   }
 
   /** Creates a budget on this runtime's clock, to share across a task's turns. */
@@ -122,7 +124,9 @@ export class ModelRuntime implements ModelGateway, CallDriver {
       (c) => this.pump(c, channel),
       (outcome, error) =>
         channel.end(
-          error ? { error } : { event: { type: 'finished', stopReason: outcome!.stopReason, usage: outcome!.usage } },
+          error
+            ? { error }
+            : { event: { type: 'finished', stopReason: outcome!.stopReason, usage: outcome!.usage } },
         ),
     );
     const { job } = call;
@@ -179,7 +183,13 @@ export class ModelRuntime implements ModelGateway, CallDriver {
       timeout: options.timeoutMs,
       capMs: budget.remainingActivityMs(),
       request,
-      options: (timeoutMs) => ({ timeoutMs, provider, model, kind, correlation: { taskId, sessionId, turnId } }),
+      options: (timeoutMs) => ({
+        timeoutMs,
+        provider,
+        model,
+        kind,
+        correlation: { taskId, sessionId, turnId },
+      }),
     });
     budget.begin();
     const call = new Call(job, budget, model, request, this, execute, deliver);
@@ -237,7 +247,8 @@ export class ModelRuntime implements ModelGateway, CallDriver {
     const requestEvidence = await call.requestAppend;
     const costMinor = costOf(outcome?.usage, this.pricing);
     if (requestEvidence) {
-      delivered = failure instanceof RecordingError ? failure : new RecordingError(requestEvidence, { cause: failure });
+      delivered =
+        failure instanceof RecordingError ? failure : new RecordingError(requestEvidence, { cause: failure });
     } else {
       const record = this.resultRecord(job, outcome, failure, costMinor);
       const resultEvidence = await this.append(job, record, false);
@@ -276,9 +287,14 @@ export class ModelRuntime implements ModelGateway, CallDriver {
     if (job.abortReason) return job.abortReason;
     if (error instanceof ModelRuntimeError) return error;
     const message = error instanceof Error ? error.message : String(error);
-    return new ProviderError(`Provider "${this.provider.name}" failed: ${message.slice(0, 500)}`, false, undefined, {
-      cause: error,
-    });
+    return new ProviderError(
+      `Provider "${this.provider.name}" failed: ${message.slice(0, 500)}`,
+      false,
+      undefined,
+      {
+        cause: error,
+      },
+    );
   }
 
   private resultRecord(
@@ -310,7 +326,11 @@ export class ModelRuntime implements ModelGateway, CallDriver {
    * Appends and tracks a record; resolves with evidence on failure, never rejects. A failed
    * request record takes a queued job out of the queue at once (SCH-15).
    */
-  private append(job: Job, record: JournalRecord, isRequest: boolean): Promise<RecordingEvidence | undefined> {
+  private append(
+    job: Job,
+    record: JournalRecord,
+    isRequest: boolean,
+  ): Promise<RecordingEvidence | undefined> {
     job.pendingAppends++;
     let pending: Promise<void>;
     try {

@@ -42,7 +42,11 @@ export class FaultInjectingJournal implements Journal {
   }
 
   /** The next `count` appends matching `when` reject with `message`. */
-  failNext(count = 1, message = 'injected journal failure', when: (r: JournalRecord) => boolean = () => true): void {
+  failNext(
+    count = 1,
+    message = 'injected journal failure',
+    when: (r: JournalRecord) => boolean = () => true,
+  ): void {
     this.failures.push({ remaining: count, message, when });
   }
 

@@ -56,7 +56,8 @@ export class MemoryJournal implements Journal {
   /** Every kept record, oldest first. */
   records(): JournalRecord[] {
     const out: JournalRecord[] = [];
-    for (let i = 0; i < this.count; i++) out.push(this.ring[(this.start + i) % this.maxRecords] as JournalRecord);
+    for (let i = 0; i < this.count; i++)
+      out.push(this.ring[(this.start + i) % this.maxRecords] as JournalRecord);
     return out;
   }
 

@@ -51,7 +51,9 @@ export function resolveSchedulerConfig(config: SchedulerConfig, clock: Clock): M
   }
   const defaultTimeoutMs = config.defaultTimeoutMs ?? d.defaultTimeoutMs;
   if (typeof defaultTimeoutMs !== 'number' || !(defaultTimeoutMs > 0) || !Number.isFinite(defaultTimeoutMs)) {
-    throw new RangeError(`defaultTimeoutMs must be a positive finite number, got ${String(defaultTimeoutMs)}`);
+    throw new RangeError(
+      `defaultTimeoutMs must be a positive finite number, got ${String(defaultTimeoutMs)}`,
+    );
   }
   if (defaultTimeoutMs > clock.maxTimerMs) {
     throw new RangeError(

@@ -54,7 +54,8 @@ export class DeadlineTimers<T extends Deadlined> {
       if (group.size === 0) this.groups.delete(timeoutMs);
     }
     let earliest = Infinity;
-    for (const group of this.groups.values()) earliest = Math.min(earliest, group.peek()?.deadline ?? Infinity);
+    for (const group of this.groups.values())
+      earliest = Math.min(earliest, group.peek()?.deadline ?? Infinity);
     if (earliest < Infinity && earliest < this.armedAt) this.arm(earliest);
   }
 

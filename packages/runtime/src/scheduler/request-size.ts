@@ -21,7 +21,11 @@ interface Counter {
 /** Adds `raw`'s JSON bytes; returns false when JSON omits it (undefined, functions, symbols). */
 function countValue(raw: unknown, counter: Counter, depth: number): boolean {
   let value = raw;
-  if (typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { toJSON?: unknown }).toJSON === 'function'
+  ) {
     value = (value as { toJSON: () => unknown }).toJSON();
   }
   switch (typeof value) {
@@ -45,7 +49,8 @@ function countValue(raw: unknown, counter: Counter, depth: number): boolean {
     counter.bytes += 4;
     return true;
   }
-  if (depth >= MAX_DEPTH) throw new TypeError(`Converting circular structure to JSON (or nesting deeper than ${MAX_DEPTH})`);
+  if (depth >= MAX_DEPTH)
+    throw new TypeError(`Converting circular structure to JSON (or nesting deeper than ${MAX_DEPTH})`);
   if (Array.isArray(value)) {
     counter.bytes += 2 + Math.max(0, value.length - 1); // brackets and commas
     for (let i = 0; i < value.length && counter.bytes <= counter.limit; i++) {

@@ -185,7 +185,8 @@ export class Scheduler {
   /** Stops admission and cancels every queued job with `RuntimeStopped`; running jobs go on. */
   stop(): void {
     this.accepting = false;
-    for (let job = this.queue.peek(); job; job = this.queue.peek()) this.abort(job, new RuntimeStoppedError());
+    for (let job = this.queue.peek(); job; job = this.queue.peek())
+      this.abort(job, new RuntimeStoppedError());
   }
 
   /** Resolves when no accepted job is left (all recorded and cleaned up). */
@@ -229,7 +230,10 @@ export class Scheduler {
   private onDeadline(job: Job): void {
     job.timer = undefined;
     const phase = job.phase.toLowerCase() as TimeoutPhase;
-    this.abort(job, job.phase === 'Queued' ? new QueueTimeoutError(job.timeoutMs) : new TimeoutError(job.timeoutMs, phase));
+    this.abort(
+      job,
+      job.phase === 'Queued' ? new QueueTimeoutError(job.timeoutMs) : new TimeoutError(job.timeoutMs, phase),
+    );
   }
 
   private grantNext(): void {

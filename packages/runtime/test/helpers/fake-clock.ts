@@ -46,7 +46,11 @@ export class FakeClock implements Clock {
     for (;;) {
       let due: FakeTimer | undefined;
       for (const timer of this.timers.values()) {
-        if (timer.at <= target && (due === undefined || timer.at < due.at || (timer.at === due.at && timer.id < due.id))) due = timer;
+        if (
+          timer.at <= target &&
+          (due === undefined || timer.at < due.at || (timer.at === due.at && timer.id < due.id))
+        )
+          due = timer;
       }
       if (due === undefined) break;
       this.timers.delete(due.id);

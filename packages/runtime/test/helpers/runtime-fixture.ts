@@ -23,7 +23,9 @@ export function ask(text = 'hello'): GenerationRequest {
 
 /** Tracks a promise's state without awaiting it. */
 export function track<T>(promise: Promise<T>) {
-  const state: { status: 'pending' | 'resolved' | 'rejected'; value?: T; error?: unknown } = { status: 'pending' };
+  const state: { status: 'pending' | 'resolved' | 'rejected'; value?: T; error?: unknown } = {
+    status: 'pending',
+  };
   promise.then(
     (value) => Object.assign(state, { status: 'resolved', value }),
     (error: unknown) => Object.assign(state, { status: 'rejected', error }),

@@ -1,0 +1,53 @@
+// Small helpers shared by the benchmarks: timing, medians and markdown tables.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+/** Runs `fn` `rounds` times (after one warm-up) and returns the median of its results. */
+export async function medianOf(rounds, fn) {
+  await fn();
+  const values = [];
+  for (let i = 0; i < rounds; i++) values.push(await fn());
+  values.sort((a, b) => a - b);
+  return values[Math.floor(values.length / 2)];
+}
+
+/** Keeps `workers` calls outstanding until `total` calls completed; returns calls per second. */
+export async function closedLoop(total, workers, call) {
+  let issued = 0;
+  const start = performance.now();
+  const worker = async () => {
+    while (issued < total) {
+      issued++;
+      await call();
+    }
+  };
+  await Promise.all(Array.from({ length: workers }, worker));
+  return total / ((performance.now() - start) / 1000);
+}
+
+/** Submits `total` calls at once (a deep backlog) and waits for all; returns calls per second. */
+export async function backlog(total, call) {
+  const start = performance.now();
+  const pending = new Array(total);
+  for (let i = 0; i < total; i++) pending[i] = call();
+  await Promise.all(pending);
+  return total / ((performance.now() - start) / 1000);
+}
+
+/** Measures the event loop's delay while `fn` runs; returns `{ result, p99Ms, maxMs }`. */
+export async function withLoopDelay(fn) {
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  const result = await fn();
+  histogram.disable();
+  return { result, p99Ms: histogram.percentile(99) / 1e6, maxMs: histogram.max / 1e6 };
+}
+
+export function fmt(n, digits = 0) {
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+/** A markdown table from a header row and data rows. */
+export function table(header, rows) {
+  const line = (cells) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
