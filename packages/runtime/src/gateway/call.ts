@@ -14,7 +14,7 @@ export interface Outcome {
 /** The steps of one admitted call that the gateway drives; see `ModelRuntime`. */
 export interface CallDriver {
   run(call: Call): void;
-  close(call: Call, outcome: Outcome | undefined, failure: ModelRuntimeError): void;
+  endExecution(call: Call, outcome: Outcome | undefined, failure: ModelRuntimeError): void;
 }
 
 /**
@@ -23,8 +23,15 @@ export interface CallDriver {
  * only if the provider reads it.
  */
 export class Call implements ProviderCallOptions, SlotListener {
-  /** Resolves with evidence when the request record failed, with undefined once confirmed. */
-  requestAppend!: Promise<RecordingEvidence | undefined>;
+  /** Whether the `ModelRequest` append has settled, and its evidence if it failed. */
+  requestSettled = false;
+  requestEvidence: RecordingEvidence | undefined;
+  /** What to do once the request record settles: start the provider, or record the result. */
+  waiting: 'start' | 'record' | undefined;
+  /** Set once execution ended, so a late provider answer after an abort is ignored. */
+  executionDone = false;
+  outcome: Outcome | undefined;
+  failure: ModelRuntimeError | undefined;
   private hostSignal: AbortSignal | undefined;
   private onHostAbort: (() => void) | undefined;
 
@@ -54,7 +61,7 @@ export class Call implements ProviderCallOptions, SlotListener {
   }
 
   left(reason: ModelRuntimeError): void {
-    this.driver.close(this, undefined, reason);
+    this.driver.endExecution(this, undefined, reason);
   }
 
   /** Forwards the host's cancellation to the job until {@link detach}. */

@@ -66,6 +66,12 @@ export interface ModelStream extends AsyncIterable<ModelStreamEvent> {
   cancel(): void;
 }
 
+/** The correlation counted with the options (SCH-17), without absent members. */
+function correlationOf(taskId: string, sessionId: string | undefined, turnId: string | undefined) {
+  if (sessionId === undefined && turnId === undefined) return { taskId };
+  return { taskId, sessionId, turnId };
+}
+
 const DEFAULT_TEMPORARY_BUDGET: TaskBudgetLimits = { maxCalls: 1 };
 
 /**
@@ -188,7 +194,7 @@ export class ModelRuntime implements ModelGateway, CallDriver {
         provider,
         model,
         kind,
-        correlation: { taskId, sessionId, turnId },
+        correlation: correlationOf(taskId, sessionId, turnId),
       }),
     });
     budget.begin();
@@ -204,62 +210,114 @@ export class ModelRuntime implements ModelGateway, CallDriver {
     };
     if (sessionId !== undefined) record.sessionId = sessionId;
     if (turnId !== undefined) record.turnId = turnId;
-    call.requestAppend = this.append(job, record, true);
+    this.recordRequest(call, record);
     if (signal) call.attach(signal, () => this.scheduler.abort(job, new CancelledError('host')));
     this.scheduler.onSlot(job, call);
     return call;
   }
 
   /**
-   * @internal The slot is held: wait for the request record (SCH-9), run the provider until it
-   * returns or the job is aborted (SCH-8), then close.
+   * @internal The slot is held. The provider starts once the request record is confirmed
+   * (SCH-9) and not after an abort; execution ends when the provider answers or the job is
+   * aborted, whichever comes first (SCH-8). Event-driven, so a call costs few promises.
    */
   run(call: Call): void {
-    void this.execute(call).then(
-      (outcome) => this.close(call, outcome, undefined),
-      (error: unknown) => this.close(call, undefined, this.classify(error, call.job)),
+    if (!call.requestSettled) {
+      call.waiting = 'start';
+      return;
+    }
+    const { job } = call;
+    if (call.requestEvidence) return this.endExecution(call, undefined, new RecordingError(call.requestEvidence));
+    if (job.abortReason) return this.endExecution(call, undefined, job.abortReason);
+    this.scheduler.startExecuting(job);
+    job.abortHook = (reason) => this.endExecution(call, undefined, reason);
+    let answer: Promise<Outcome>;
+    try {
+      answer = call.execute(call);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    answer.then(
+      (outcome) => this.endExecution(call, outcome, undefined),
+      (error: unknown) => this.endExecution(call, undefined, this.classify(error, job)),
     );
   }
 
-  private async execute(call: Call): Promise<Outcome> {
-    const { job } = call;
-    const evidence = await call.requestAppend;
-    if (evidence) throw new RecordingError(evidence);
-    if (job.abortReason) throw job.abortReason;
-    this.scheduler.startExecuting(job);
-    return job.race(call.execute(call));
-  }
-
   /**
-   * @internal Releases the slot (SCH-5), records the result once the request record is
-   * confirmed (SCH-15), settles the budget, frees the in-flight unit, and only then delivers
-   * (SCH-16).
+   * @internal Execution is over (or never started): release the slot at once (SCH-5) and
+   * record the result once the request record has settled (SCH-15).
    */
-  close(call: Call, outcome: Outcome | undefined, failure: ModelRuntimeError | undefined): void {
-    void this.cleanUp(call, outcome, failure);
-  }
-
-  private async cleanUp(call: Call, outcome: Outcome | undefined, failure: ModelRuntimeError | undefined) {
+  endExecution(call: Call, outcome: Outcome | undefined, failure: ModelRuntimeError | undefined): void {
+    if (call.executionDone) return;
+    call.executionDone = true;
     const { job } = call;
+    job.abortHook = undefined;
+    call.outcome = outcome;
+    call.failure = failure && job.abortReason ? job.abortReason : failure;
     this.scheduler.releaseSlot(job);
     call.detach();
-    let delivered = failure;
-    const requestEvidence = await call.requestAppend;
-    const costMinor = costOf(outcome?.usage, this.pricing);
-    if (requestEvidence) {
-      delivered =
-        failure instanceof RecordingError ? failure : new RecordingError(requestEvidence, { cause: failure });
-    } else {
-      const record = this.resultRecord(job, outcome, failure, costMinor);
-      const resultEvidence = await this.append(job, record, false);
-      if (resultEvidence) {
-        delivered = new ModelClosureFailure(resultEvidence, failure?.code ?? 'success', { cause: failure });
-      } else job.resultRecorded = true;
+    if (call.requestSettled) this.recordResult(call);
+    else call.waiting = 'record';
+  }
+
+  private recordRequest(call: Call, record: ModelRequestRecord): void {
+    const { job } = call;
+    this.append(job, record).then(
+      () => {
+        job.pendingAppends--;
+        job.requestRecorded = true;
+        this.requestSettled(call, undefined);
+      },
+      (error: unknown) => {
+        job.pendingAppends--;
+        const evidence = this.evidence(job, record, error);
+        // A queued job leaves the queue at once; the provider never starts (SCH-15).
+        this.scheduler.abort(job, new RecordingError(evidence));
+        this.requestSettled(call, evidence);
+      },
+    );
+  }
+
+  private requestSettled(call: Call, evidence: RecordingEvidence | undefined): void {
+    call.requestSettled = true;
+    call.requestEvidence = evidence;
+    const next = call.waiting;
+    call.waiting = undefined;
+    if (next === 'start') this.run(call);
+    else if (next === 'record') this.recordResult(call);
+  }
+
+  /** Records the result, then settles; success is delivered only once it is confirmed (SCH-16). */
+  private recordResult(call: Call): void {
+    const { job, outcome, failure } = call;
+    if (call.requestEvidence) {
+      const error =
+        failure instanceof RecordingError ? failure : new RecordingError(call.requestEvidence, { cause: failure });
+      return this.settle(call, error);
     }
-    job.stopReason = outcome?.stopReason ?? delivered?.code;
-    call.budget.settle(outcome?.usage, costMinor);
+    const costMinor = costOf(outcome?.usage, this.pricing);
+    const record = this.resultRecord(job, outcome, failure, costMinor);
+    this.append(job, record).then(
+      () => {
+        job.pendingAppends--;
+        job.resultRecorded = true;
+        this.settle(call, failure);
+      },
+      (error: unknown) => {
+        job.pendingAppends--;
+        const evidence = this.evidence(job, record, error);
+        this.settle(call, new ModelClosureFailure(evidence, failure?.code ?? 'success', { cause: failure }));
+      },
+    );
+  }
+
+  /** Settles the budget, frees the in-flight unit, then delivers. */
+  private settle(call: Call, error: ModelRuntimeError | undefined): void {
+    const { job, outcome } = call;
+    job.stopReason = outcome?.stopReason ?? error?.code;
+    call.budget.settle(outcome?.usage, costOf(outcome?.usage, this.pricing));
     this.scheduler.finish(job);
-    call.deliver(delivered ? undefined : outcome, delivered);
+    call.deliver(error ? undefined : outcome, error);
   }
 
   /** Pulls the provider's stream only as fast as the consumer reads it. */
@@ -322,40 +380,23 @@ export class ModelRuntime implements ModelGateway, CallDriver {
     return record;
   }
 
-  /**
-   * Appends and tracks a record; resolves with evidence on failure, never rejects. A failed
-   * request record takes a queued job out of the queue at once (SCH-15).
-   */
-  private append(
-    job: Job,
-    record: JournalRecord,
-    isRequest: boolean,
-  ): Promise<RecordingEvidence | undefined> {
+  /** Starts an append and counts it as outstanding; the caller decrements when it settles. */
+  private append(job: Job, record: JournalRecord): Promise<void> {
     job.pendingAppends++;
-    let pending: Promise<void>;
     try {
-      pending = this.journal.append(record);
+      return this.journal.append(record);
     } catch (error) {
-      pending = Promise.reject(error);
+      return Promise.reject(error);
     }
-    return pending.then(
-      () => {
-        job.pendingAppends--;
-        if (isRequest) job.requestRecorded = true;
-        return undefined;
-      },
-      (error: unknown) => {
-        job.pendingAppends--;
-        const evidence: RecordingEvidence = {
-          callId: job.callId,
-          record: record.type,
-          journal: this.journal.name,
-          failedAt: isoTimestamp(this.wallClockMs()),
-          error: error instanceof Error ? error.message : String(error),
-        };
-        if (isRequest) this.scheduler.abort(job, new RecordingError(evidence));
-        return evidence;
-      },
-    );
+  }
+
+  private evidence(job: Job, record: JournalRecord, error: unknown): RecordingEvidence {
+    return {
+      callId: job.callId,
+      record: record.type,
+      journal: this.journal.name,
+      failedAt: isoTimestamp(this.wallClockMs()),
+      error: error instanceof Error ? error.message : String(error),
+    };
   }
 }

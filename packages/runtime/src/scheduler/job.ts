@@ -52,6 +52,8 @@ export class Job {
   /** Created on first use of `signal`: an AbortSignal costs microseconds the hot path need not pay. */
   private controller: AbortController | undefined;
   private racer: ((reason: ModelRuntimeError) => void) | undefined;
+  /** @internal called once when the job is aborted while its owner waits on something */
+  abortHook: ((reason: ModelRuntimeError) => void) | undefined;
   private queuedMs = 0;
   private preparingMs = 0;
   private executingMs = 0;
@@ -104,6 +106,9 @@ export class Job {
     const racer = this.racer;
     this.racer = undefined;
     racer?.(reason);
+    const hook = this.abortHook;
+    this.abortHook = undefined;
+    hook?.(reason);
     return true;
   }
 
