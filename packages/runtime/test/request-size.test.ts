@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
+import { countedOptions, countedOptionsBytes } from '../src/gateway/counted-options.js';
 import { jsonByteLength } from '../src/scheduler/request-size.js';
 
 test('SCH-17 the bounded counter equals the UTF-8 length of JSON.stringify for any JSON value', () => {
@@ -47,4 +48,24 @@ test('SCH-17 a circular structure is refused like JSON.stringify refuses it, or 
   cyclic.self = cyclic;
   expect(() => jsonByteLength(cyclic, Number.MAX_SAFE_INTEGER)).toThrow(/circular/);
   expect(jsonByteLength(cyclic, 1_000)).toBeGreaterThan(1_000);
+});
+
+test('SCH-17 the options are counted exactly as JSON.stringify writes them', () => {
+  const text = fc.string({ unit: 'binary', maxLength: 40 });
+  fc.assert(
+    fc.property(
+      fc.double({ min: 0, max: 1e9, noNaN: true }),
+      text,
+      text,
+      fc.constantFrom('complete' as const, 'stream' as const),
+      text,
+      fc.option(text, { nil: undefined }),
+      fc.option(text, { nil: undefined }),
+      (timeoutMs, provider, model, kind, taskId, sessionId, turnId) => {
+        const options = countedOptions(timeoutMs, provider, model, kind, taskId, sessionId, turnId);
+        expect(countedOptionsBytes(options)).toBe(Buffer.byteLength(JSON.stringify(options)));
+      },
+    ),
+    { numRuns: 500 },
+  );
 });

@@ -18,6 +18,7 @@ import type { GenerationRequest, ModelProvider, ModelResponse, ModelStreamEvent 
 import { CallIdGenerator } from '../ids.js';
 import { isoTimestamp } from '../timestamp.js';
 import { Call, type CallDriver, type Outcome } from './call.js';
+import { countedOptions, countedOptionsBytes } from './counted-options.js';
 import { StreamChannel } from './stream-channel.js';
 
 /** Per-call options of {@link ModelRuntime.complete} and {@link ModelRuntime.stream}. */
@@ -64,12 +65,6 @@ export interface ModelStream extends AsyncIterable<ModelStreamEvent> {
   readonly callId: string;
   /** Cancels the call as the host; iteration then ends with `CancelledError`. */
   cancel(): void;
-}
-
-/** The correlation counted with the options (SCH-17), without absent members. */
-function correlationOf(taskId: string, sessionId: string | undefined, turnId: string | undefined) {
-  if (sessionId === undefined && turnId === undefined) return { taskId };
-  return { taskId, sessionId, turnId };
 }
 
 const DEFAULT_TEMPORARY_BUDGET: TaskBudgetLimits = { maxCalls: 1 };
@@ -189,13 +184,8 @@ export class ModelRuntime implements ModelGateway, CallDriver {
       timeout: options.timeoutMs,
       capMs: budget.remainingActivityMs(),
       request,
-      options: (timeoutMs) => ({
-        timeoutMs,
-        provider,
-        model,
-        kind,
-        correlation: correlationOf(taskId, sessionId, turnId),
-      }),
+      options: (timeoutMs) => countedOptions(timeoutMs, provider, model, kind, taskId, sessionId, turnId),
+      optionsBytes: countedOptionsBytes,
     });
     budget.begin();
     const call = new Call(job, budget, model, request, this, execute, deliver);

@@ -30,10 +30,10 @@ function countValue(raw: unknown, counter: Counter, depth: number): boolean {
   }
   switch (typeof value) {
     case 'string':
-      counter.bytes += stringBytes(value, counter.limit - counter.bytes);
+      counter.bytes += jsonStringBytes(value, counter.limit - counter.bytes);
       return true;
     case 'number':
-      counter.bytes += Number.isFinite(value) ? numberLength(value) : 4;
+      counter.bytes += Number.isFinite(value) ? jsonNumberLength(value) : 4;
       return true;
     case 'boolean':
       counter.bytes += value ? 4 : 5;
@@ -68,14 +68,15 @@ function countValue(raw: unknown, counter: Counter, depth: number): boolean {
     if (counter.bytes > counter.limit) break;
     if (!Object.prototype.hasOwnProperty.call(object, key)) continue;
     const before = counter.bytes;
-    counter.bytes += stringBytes(key, Infinity) + 1 + (members > 0 ? 1 : 0); // key, colon, comma
+    counter.bytes += jsonStringBytes(key, Infinity) + 1 + (members > 0 ? 1 : 0); // key, colon, comma
     if (countValue(object[key], counter, depth + 1)) members++;
     else counter.bytes = before; // omitted member
   }
   return true;
 }
 
-function numberLength(n: number): number {
+/** Length of `JSON.stringify(n)` for a finite number. */
+export function jsonNumberLength(n: number): number {
   if (Number.isInteger(n) && n >= 0 && n < 1e21) {
     let digits = 1;
     for (let x = n; x >= 10; x = Math.floor(x / 10)) digits++;
@@ -85,7 +86,7 @@ function numberLength(n: number): number {
 }
 
 /** JSON bytes of `text` with its quotes, counting at most a little past `budget`. */
-function stringBytes(text: string, budget: number): number {
+export function jsonStringBytes(text: string, budget: number): number {
   let bytes = 2;
   for (let i = 0; i < text.length && bytes <= budget; i++) {
     const c = text.charCodeAt(i);

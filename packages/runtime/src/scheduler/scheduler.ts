@@ -41,6 +41,8 @@ export interface AdmissionRequest<O> extends JobIdentity {
   request: unknown;
   /** Builds the effective options to record, counted as well (SCH-17). */
   options: (timeoutMs: number) => O;
+  /** Exact JSON byte length of the options, when the caller can compute it faster than a walk. */
+  optionsBytes?: (options: O) => number;
 }
 
 /** What an admitted call gets: its job and the effective options that were counted. */
@@ -92,7 +94,10 @@ export class Scheduler {
       const options = request.options(timeoutMs);
       const limit = this.limits.maxRequestBytes;
       const requestBytes = jsonByteLength(request.request, limit);
-      if (requestBytes > limit || requestBytes + jsonByteLength(options, limit - requestBytes) > limit) {
+      const optionsBytes = request.optionsBytes
+        ? request.optionsBytes(options)
+        : jsonByteLength(options, limit - requestBytes);
+      if (requestBytes > limit || requestBytes + optionsBytes > limit) {
         throw new RequestTooLargeError(limit);
       }
       if (this.jobs.size >= this.limits.maxInflight) {
