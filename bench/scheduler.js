@@ -3,7 +3,13 @@
 // provider call at concurrency 4 — with the backlog kept at 36, and with 100 000 queued at once.
 import pLimit from 'p-limit';
 import PQueue from 'p-queue';
-import { CallIdGenerator, EchoProvider, MemoryJournal, ModelRuntime, Scheduler } from '../packages/runtime/dist/index.js';
+import {
+  CallIdGenerator,
+  EchoProvider,
+  MemoryJournal,
+  ModelRuntime,
+  Scheduler,
+} from '../packages/runtime/dist/index.js';
 import { closedLoop, fmt, medianOf, table } from './lib.js';
 
 const request = { messages: [{ role: 'user', content: 'ping' }] };
@@ -31,7 +37,13 @@ function schedulerCore(maxQueued) {
   return {
     call: () =>
       new Promise((resolve, reject) => {
-        const { job } = scheduler.admit({ callId: ids.next(), taskId: 'bench', kind: 'complete', request, options });
+        const { job } = scheduler.admit({
+          callId: ids.next(),
+          taskId: 'bench',
+          kind: 'complete',
+          request,
+          options,
+        });
         scheduler.onSlot(job, {
           granted() {
             scheduler.startExecuting(job);

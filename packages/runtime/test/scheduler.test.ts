@@ -12,7 +12,7 @@ import {
   RuntimeStoppedError,
   TimeoutError,
 } from '../src/errors.js';
-import { ModelRuntime, type ModelGateway } from '../src/gateway/model-runtime.js';
+import { ModelRuntime } from '../src/gateway/model-runtime.js';
 import { MemoryJournal } from '../src/journal/memory-journal.js';
 import type { ModelRequestRecord, ModelResultRecord } from '../src/journal/records.js';
 import { Scheduler } from '../src/scheduler/scheduler.js';
@@ -297,18 +297,6 @@ describe('SCH-10 / SCH-11 / SCH-13 observation', () => {
       'Executing',
       'Queued',
     ]);
-  });
-
-  test('SCH-10 a runtime without a scheduler reports undefined, not zeros', () => {
-    const unscheduled: ModelGateway = {
-      complete: () => Promise.reject(new Error('unused')),
-      stream: () => {
-        throw new Error('unused');
-      },
-      schedulerSnapshot: () => undefined,
-      shutdown: () => Promise.resolve(),
-    };
-    expect(unscheduled.schedulerSnapshot()).toBeUndefined();
   });
 
   test('SCH-11 a job report has timing and recording flags and never the prompt', async () => {

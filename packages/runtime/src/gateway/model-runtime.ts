@@ -111,9 +111,12 @@ export class ModelRuntime implements ModelGateway, CallDriver {
     const result = new Promise<ModelResponse>((resolve, reject) => {
       deliver = (outcome, error) => (error ? reject(error) : resolve(outcome as Outcome));
     });
-    this.admit(request, options, 'complete', (call) => this.provider.complete(call.request, call), deliver);
+    this.admit(request, options, 'complete', this.completeCall, deliver);
     return result;
   }
+
+  private readonly completeCall = (call: Call): Promise<ModelResponse> =>
+    this.provider.complete(call.request, call);
 
   /** Streams an answer. Throws admission errors synchronously; `finished` comes only once recorded. */
   stream(request: GenerationRequest, options: CallOptions = {}): ModelStream {
@@ -217,7 +220,8 @@ export class ModelRuntime implements ModelGateway, CallDriver {
       return;
     }
     const { job } = call;
-    if (call.requestEvidence) return this.endExecution(call, undefined, new RecordingError(call.requestEvidence));
+    if (call.requestEvidence)
+      return this.endExecution(call, undefined, new RecordingError(call.requestEvidence));
     if (job.abortReason) return this.endExecution(call, undefined, job.abortReason);
     this.scheduler.startExecuting(job);
     job.abortHook = (reason) => this.endExecution(call, undefined, reason);
@@ -282,7 +286,9 @@ export class ModelRuntime implements ModelGateway, CallDriver {
     const { job, outcome, failure } = call;
     if (call.requestEvidence) {
       const error =
-        failure instanceof RecordingError ? failure : new RecordingError(call.requestEvidence, { cause: failure });
+        failure instanceof RecordingError
+          ? failure
+          : new RecordingError(call.requestEvidence, { cause: failure });
       return this.settle(call, error);
     }
     const costMinor = costOf(outcome?.usage, this.pricing);

@@ -16,6 +16,18 @@ export interface SqliteJournalOptions {
   synchronous?: 'NORMAL' | 'FULL';
   /** How long a connection waits for a lock held by another process. Default 5000 ms. */
   busyTimeoutMs?: number;
+  /**
+   * Appends confirmed per turn of the event loop once their transaction committed. A commit
+   * confirms its records in slices of this many, one slice per turn, so that the work their
+   * callers resume with never holds the loop for a whole batch. Default 128.
+   */
+  confirmSliceRecords?: number;
+  /** WAL size, in pages, at which a commit checkpoints it into the database. Default 10 000 (~40 MB). */
+  walAutocheckpointPages?: number;
+  /** The WAL file is truncated to this many bytes when it restarts after a checkpoint. Default 64 MiB. */
+  walSizeLimitBytes?: number;
+  /** A passive checkpoint runs after this long without a batch; 0 disables it. Default 250 ms. */
+  idleCheckpointMs?: number;
 }
 
 /** Counters of the group commit, for tests and diagnostics. */
@@ -53,15 +65,21 @@ export class JournalClosedError extends Error {
   }
 }
 
-type Row = string | number | null;
-
-interface Batch {
-  /** Flat column values, seven per record; emptied once handed to the writer. */
-  rows: Row[];
+/** Appends that share one promise: at most `confirmSliceRecords` of them. */
+interface Slice {
   records: number;
   readonly promise: Promise<void>;
-  resolve: () => void;
-  reject: (error: Error) => void;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
+interface Batch {
+  /** The records' JSON texts, in append order; emptied once handed to the writer. */
+  bodies: string[];
+  records: number;
+  readonly slices: Slice[];
+  /** The slice new appends join. */
+  slice: Slice;
 }
 
 type WriterReply =
@@ -71,23 +89,30 @@ type WriterReply =
 
 const DEFAULT_MAX_BATCH_RECORDS = 2048;
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+const DEFAULT_CONFIRM_SLICE_RECORDS = 128;
+const DEFAULT_WAL_AUTOCHECKPOINT_PAGES = 10_000;
+const DEFAULT_WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+const DEFAULT_IDLE_CHECKPOINT_MS = 250;
 const noop = (): void => {};
 
 /**
  * The durable journal: a SQLite file in WAL mode, written by a worker thread so that fsync and
  * checkpoints never stall the event loop that admits work. Appends are group-committed: at most
  * one batch is being committed while the next one fills, and each append resolves only once the
- * transaction holding its record has committed.
+ * transaction holding its record has committed. Confirmations are spread over turns of the
+ * event loop (see {@link SqliteJournalOptions.confirmSliceRecords}), and the main thread's cost
+ * per record is one `JSON.stringify`: SQLite derives the indexed columns from the text.
  */
 export class SqliteJournal implements Journal {
   readonly name = 'sqlite';
   readonly path: string;
 
   private readonly maxBatchRecords: number;
+  private readonly confirmSliceRecords: number;
   private readonly worker: Worker;
   private readonly reader: Database.Database;
   private readonly selectByCall: Database.Statement<[string], string>;
-  private readonly selectByTask: Database.Statement<[string], string>;
+  private readonly selectByTask: Database.Statement<[string, string], string>;
   private readonly selectBySession: Database.Statement<[string], string>;
   private readonly selectCount: Database.Statement<[], number>;
 
@@ -95,6 +120,9 @@ export class SqliteJournal implements Journal {
   private readonly full = new LinkedQueue<Batch>();
   private inflight: Batch | undefined;
   private sendScheduled = false;
+  /** Slices whose outcome is known and not yet delivered, one per turn of the loop. */
+  private readonly settling = new LinkedQueue<{ slice: Slice; error: Error | undefined }>();
+  private settleScheduled = false;
   private accepting = true;
   private failure: Error | undefined;
   private stopping = false;
@@ -125,6 +153,22 @@ export class SqliteJournal implements Journal {
       'busyTimeoutMs',
       options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
     );
+    this.confirmSliceRecords = positiveInteger(
+      'confirmSliceRecords',
+      options.confirmSliceRecords ?? DEFAULT_CONFIRM_SLICE_RECORDS,
+    );
+    const walAutocheckpointPages = nonNegativeInteger(
+      'walAutocheckpointPages',
+      options.walAutocheckpointPages ?? DEFAULT_WAL_AUTOCHECKPOINT_PAGES,
+    );
+    const walSizeLimitBytes = nonNegativeInteger(
+      'walSizeLimitBytes',
+      options.walSizeLimitBytes ?? DEFAULT_WAL_SIZE_LIMIT_BYTES,
+    );
+    const idleCheckpointMs = nonNegativeInteger(
+      'idleCheckpointMs',
+      options.idleCheckpointMs ?? DEFAULT_IDLE_CHECKPOINT_MS,
+    );
 
     mkdirSync(dirname(this.path), { recursive: true });
     initializeJournalFile(this.path, busyTimeoutMs);
@@ -137,12 +181,29 @@ export class SqliteJournal implements Journal {
           .prepare<[string], string>(`SELECT body FROM journal_records WHERE ${column} = ? ORDER BY seq`)
           .pluck();
       this.selectByCall = select('call_id');
-      this.selectByTask = select('task_id');
       this.selectBySession = select('session_id');
+      // A temporary task's records are not in the task index (see schema version 2): its id
+      // names its only call, so they are found through the call index.
+      this.selectByTask = this.reader
+        .prepare<[string, string], string>(
+          `SELECT body FROM (
+             SELECT seq, body FROM journal_records WHERE task_id = ? AND task_id <> 'tmp-' || call_id
+             UNION ALL
+             SELECT seq, body FROM journal_records WHERE call_id = ? AND task_id = 'tmp-' || call_id
+           ) ORDER BY seq`,
+        )
+        .pluck();
       this.selectCount = this.reader.prepare<[], number>('SELECT count(*) FROM journal_records').pluck();
 
       this.worker = new Worker(new URL('./sqlite-journal-worker.js', import.meta.url), {
-        workerData: { path: this.path, synchronous, busyTimeoutMs },
+        workerData: {
+          path: this.path,
+          synchronous,
+          busyTimeoutMs,
+          walAutocheckpointPages,
+          walSizeLimitBytes,
+          idleCheckpointMs,
+        },
       });
     } catch (error) {
       this.reader.close();
@@ -182,16 +243,14 @@ export class SqliteJournal implements Journal {
       return rejected(error instanceof Error ? error : new TypeError(String(error)));
     }
     const batch = (this.filling ??= newBatch());
-    batch.rows.push(
-      record.version,
-      record.type,
-      record.callId,
-      record.taskId,
-      record.sessionId ?? null,
-      record.at,
-      body,
-    );
+    let slice = batch.slice;
+    if (slice.records === this.confirmSliceRecords) {
+      slice = batch.slice = newSlice();
+      batch.slices.push(slice);
+    }
+    batch.bodies.push(body);
     batch.records++;
+    slice.records++;
     this.outstanding++;
     if (batch.records >= this.maxBatchRecords) {
       this.full.enqueue(batch);
@@ -201,7 +260,7 @@ export class SqliteJournal implements Journal {
       this.sendScheduled = true;
       setImmediate(this.sendNext);
     }
-    return batch.promise;
+    return slice.promise;
   }
 
   /** Stops accepting, waits until every accepted record is committed or failed, then releases the file. */
@@ -217,7 +276,9 @@ export class SqliteJournal implements Journal {
 
   /** Records of one task, in commit order. */
   recordsForTask(taskId: string): JournalRecord[] {
-    return this.read(this.selectByTask, taskId);
+    this.checkReadable();
+    const callId = taskId.startsWith('tmp-') ? taskId.slice(4) : '';
+    return this.selectByTask.all(taskId, callId).map((body) => JSON.parse(body) as JournalRecord);
   }
 
   /** Records of one session, in commit order. */
@@ -242,14 +303,14 @@ export class SqliteJournal implements Journal {
     const batch = this.full.dequeue() ?? this.takeFilling();
     if (!batch) {
       this.worker.unref();
-      this.onIdle?.();
+      this.checkIdle();
       return;
     }
     this.inflight = batch;
     this.worker.ref();
     try {
-      this.worker.postMessage({ type: 'commit', rows: batch.rows });
-      batch.rows = []; // the writer has its copy; don't keep the bodies alive until the ack
+      this.worker.postMessage({ type: 'commit', bodies: batch.bodies });
+      batch.bodies = []; // the writer has its copy; don't keep the bodies alive until the ack
     } catch (error) {
       this.fail(this.writerError('batch could not be sent to the writer thread', error));
     }
@@ -272,23 +333,50 @@ export class SqliteJournal implements Journal {
       return;
     }
     this.inflight = undefined;
-    this.outstanding -= batch.records;
+    let error: Error | undefined;
     if (reply.type === 'committed') {
       this.counters.batchesCommitted++;
       this.counters.recordsCommitted += batch.records;
-      batch.resolve();
     } else {
       this.counters.batchesFailed++;
       this.counters.recordsFailed += batch.records;
-      batch.reject(
-        new JournalWriteError(
-          this.path,
-          `transaction of ${batch.records} record(s) failed: ${reply.message}`,
-          reply.sqliteCode,
-        ),
+      error = new JournalWriteError(
+        this.path,
+        `transaction of ${batch.records} record(s) failed: ${reply.message}`,
+        reply.sqliteCode,
       );
     }
+    for (const slice of batch.slices) this.settling.enqueue({ slice, error });
+    // The writer starts on the next batch while this thread confirms the last one.
     this.sendNext();
+    if (!this.settleScheduled) this.settleNext();
+  }
+
+  private readonly settleTick = (): void => {
+    this.settleScheduled = false;
+    this.settleNext();
+  };
+
+  /** Delivers one slice's outcome now and schedules the next one for the next turn of the loop. */
+  private settleNext(): void {
+    const next = this.settling.dequeue();
+    if (!next) return;
+    this.outstanding -= next.slice.records;
+    if (next.error) next.slice.reject(next.error);
+    else next.slice.resolve();
+    if (this.settling.size > 0) {
+      if (!this.settleScheduled) {
+        this.settleScheduled = true;
+        setImmediate(this.settleTick);
+      }
+    } else this.checkIdle();
+  }
+
+  /** Lets a pending close proceed once nothing is left to commit or to confirm. */
+  private checkIdle(): void {
+    if (!this.onIdle || this.settling.size > 0) return;
+    if (!this.failure && (this.inflight || this.filling || this.full.size > 0)) return;
+    this.onIdle();
   }
 
   /** Rejects everything accepted and not yet confirmed; later appends reject with the same error. */
@@ -302,17 +390,22 @@ export class SqliteJournal implements Journal {
       if (!batch) continue;
       this.counters.batchesFailed++;
       this.counters.recordsFailed += batch.records;
-      this.outstanding -= batch.records;
-      batch.reject(error);
+      for (const slice of batch.slices) {
+        this.outstanding -= slice.records;
+        slice.reject(error);
+      }
     }
     this.worker.terminate().then(noop, noop);
-    this.onIdle?.();
+    this.checkIdle();
   }
 
   private async shutdown(): Promise<void> {
     this.accepting = false;
-    if (this.inflight || this.filling || this.full.size > 0) {
-      await new Promise<void>((resolve) => (this.onIdle = resolve));
+    if (this.inflight || this.filling || this.full.size > 0 || this.settling.size > 0) {
+      await new Promise<void>((resolve) => {
+        this.onIdle = resolve;
+        this.checkIdle();
+      });
     }
     this.reader.close();
     // The writer closes last, so its close checkpoints the WAL back into the database file.
@@ -345,6 +438,11 @@ export class SqliteJournal implements Journal {
 }
 
 function newBatch(): Batch {
+  const slice = newSlice();
+  return { bodies: [], records: 0, slices: [slice], slice };
+}
+
+function newSlice(): Slice {
   let resolve!: () => void;
   let reject!: (error: Error) => void;
   const promise = new Promise<void>((res, rej) => {
@@ -354,7 +452,7 @@ function newBatch(): Batch {
   // Each caller gets this promise and observes the rejection; marking it handled here keeps a
   // caller that dropped its promise from turning a journal failure into a process crash.
   promise.catch(noop);
-  return { rows: [], records: 0, promise, resolve, reject };
+  return { records: 0, promise, resolve, reject };
 }
 
 function rejected(error: Error): Promise<void> {

@@ -26,6 +26,36 @@ export const JOURNAL_MIGRATIONS: readonly JournalMigration[] = [
       CREATE INDEX journal_records_session_id ON journal_records (session_id);
     `,
   },
+  {
+    // The write path stores only the JSON body: every other column is VIRTUAL, computed from it
+    // on read or when an index needs it, so the writer binds one value per record and the table
+    // holds no copy of the body's fields. Without AUTOINCREMENT, an insert no longer updates
+    // sqlite_sequence. The task index skips a temporary task's records (task id
+    // `tmp-<call id>`, one call per task): they are found through the call index instead, which
+    // spares one index entry per record. The session index skips records without a session.
+    version: 2,
+    sql: `
+      CREATE TABLE journal_records_v2 (
+        seq INTEGER PRIMARY KEY,
+        body TEXT NOT NULL,
+        version INTEGER AS (json_extract(body, '$.version')) VIRTUAL,
+        type TEXT AS (json_extract(body, '$.type')) VIRTUAL,
+        call_id TEXT AS (json_extract(body, '$.callId')) VIRTUAL,
+        task_id TEXT AS (json_extract(body, '$.taskId')) VIRTUAL,
+        session_id TEXT AS (json_extract(body, '$.sessionId')) VIRTUAL,
+        at TEXT AS (json_extract(body, '$.at')) VIRTUAL
+      );
+      INSERT INTO journal_records_v2 (seq, body) SELECT seq, body FROM journal_records ORDER BY seq;
+      DROP TABLE journal_records;
+      DELETE FROM sqlite_sequence WHERE name = 'journal_records';
+      ALTER TABLE journal_records_v2 RENAME TO journal_records;
+      CREATE INDEX journal_records_call_id ON journal_records (call_id);
+      CREATE INDEX journal_records_task_id ON journal_records (task_id)
+        WHERE task_id <> 'tmp-' || call_id;
+      CREATE INDEX journal_records_session_id ON journal_records (session_id)
+        WHERE session_id IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this build writes and reads. */
