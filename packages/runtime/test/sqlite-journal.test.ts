@@ -243,7 +243,77 @@ describe('SqliteJournal', () => {
     );
     expect(() => open({ busyTimeoutMs: -1 })).toThrow('busyTimeoutMs must be a non-negative integer, got -1');
     expect(() => open({ path: ':memory:' })).toThrow('path must be a database file path, got :memory:');
+    expect(() => open({ confirmSliceRecords: 0 })).toThrow(
+      'confirmSliceRecords must be a positive integer, got 0',
+    );
+    expect(() => open({ walAutocheckpointPages: -1 })).toThrow(
+      'walAutocheckpointPages must be a non-negative integer, got -1',
+    );
+    expect(() => open({ walSizeLimitBytes: 1.5 })).toThrow(
+      'walSizeLimitBytes must be a non-negative integer, got 1.5',
+    );
+    expect(() => open({ idleCheckpointMs: -5 })).toThrow(
+      'idleCheckpointMs must be a non-negative integer, got -5',
+    );
     expect(fs.existsSync(file)).toBe(false);
+  });
+
+  test('confirmations of one commit are spread over turns of the event loop', async () => {
+    const journal = open({ confirmSliceRecords: 10 });
+    let confirmed = 0;
+    const appends = Array.from({ length: 95 }, (_, i) =>
+      journal.append(request(`call-${i}`)).then(() => confirmed++),
+    );
+    await appends[0];
+    expect(confirmed).toBe(10); // the first slice, and nothing else in this turn
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(confirmed).toBeLessThan(95);
+    await Promise.all(appends);
+    expect(journal.stats()).toMatchObject({
+      batchesCommitted: 1,
+      recordsCommitted: 95,
+      recordsOutstanding: 0,
+    });
+  });
+
+  test('a temporary task is read through its call; a task id shaped like one is still exact', async () => {
+    const journal = open();
+    await Promise.all([
+      journal.append(request('c1', { taskId: 'tmp-c1' })),
+      journal.append(request('c2', { taskId: 'tmp-c1' })), // a real task that happens to look temporary
+      journal.append(request('c3', { taskId: 'task-z' })),
+      journal.append({ ...result('c1'), taskId: 'tmp-c1' }),
+    ]);
+    expect(journal.recordsForTask('tmp-c1').map((r) => `${r.callId}:${r.type}`)).toEqual([
+      'c1:model_request',
+      'c2:model_request',
+      'c1:model_result',
+    ]);
+    expect(journal.recordsForTask('task-z').map((r) => r.callId)).toEqual(['c3']);
+    expect(journal.recordsForTask('tmp-c3')).toEqual([]);
+    expect(journal.recordsForTask('tmp-')).toEqual([]);
+  });
+
+  test('the WAL is truncated to walSizeLimitBytes after a checkpoint (bounded disk)', async () => {
+    const limit = 128 * 1024;
+    const journal = open({ walAutocheckpointPages: 50, walSizeLimitBytes: limit, idleCheckpointMs: 0 });
+    const wal = `${file}-wal`;
+    // One large transaction grows the WAL well past the limit; its commit checkpoints it.
+    await Promise.all(Array.from({ length: 2000 }, (_, i) => journal.append(request(`big-${i}`))));
+    expect(fs.statSync(wal).size).toBeGreaterThan(4 * limit);
+    // The next transaction restarts the WAL from its beginning and truncates the file.
+    await journal.append(request('small'));
+    expect(fs.statSync(wal).size).toBeLessThanOrEqual(limit);
+    expect(journal.count()).toBe(2001);
+  });
+
+  test('an idle journal checkpoints its WAL into the database file', async () => {
+    const journal = open({ walAutocheckpointPages: 100_000, idleCheckpointMs: 200 });
+    const before = fs.statSync(file).size;
+    await Promise.all(Array.from({ length: 500 }, (_, i) => journal.append(request(`call-${i}`))));
+    expect(fs.statSync(file).size).toBe(before); // committed to the WAL only
+    await expect.poll(() => fs.statSync(file).size, { timeout: 5000 }).toBeGreaterThan(before);
+    expect(journal.count()).toBe(500);
   });
 
   test('the parent directory is created when missing', async () => {
@@ -302,11 +372,93 @@ describe('journal schema', () => {
     expect(() => open()).toThrow(`schema version ${JOURNAL_SCHEMA_VERSION + 1}, newer than`);
   });
 
+  test('a version 1 file migrates to version 2 with its records, without AUTOINCREMENT', async () => {
+    const v1 = new Database(file);
+    v1.pragma('journal_mode = WAL');
+    migrateJournal(v1, JOURNAL_MIGRATIONS.slice(0, 1));
+    const insert = v1.prepare(
+      'INSERT INTO journal_records (version, type, call_id, task_id, session_id, at, body) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    const old = [
+      request('old-1', { taskId: 'task-a', sessionId: 'session-1' }),
+      request('old-2'),
+      result('old-1'),
+    ];
+    for (const r of old) {
+      insert.run(r.version, r.type, r.callId, r.taskId, r.sessionId ?? null, r.at, JSON.stringify(r));
+    }
+    expect(userVersion(v1)).toBe(1);
+    v1.close();
+
+    const journal = open();
+    expect(journal.recordsForCall('old-1').map((r) => r.type)).toEqual(['model_request', 'model_result']);
+    expect(journal.recordsForTask('task-a').map((r) => r.callId)).toEqual(['old-1']);
+    expect(journal.recordsForSession('session-1').map((r) => r.callId)).toEqual(['old-1']);
+    await journal.append(request('new-1'));
+    expect(journal.recordsForTask('task-1').map((r) => r.callId)).toEqual(['old-2', 'old-1', 'new-1']);
+
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(userVersion(db)).toBe(2);
+      const sql = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'journal_records'").pluck().get();
+      expect(sql).not.toMatch(/AUTOINCREMENT/i);
+      expect(db.prepare('SELECT seq, call_id FROM journal_records ORDER BY seq').all()).toEqual([
+        { seq: 1, call_id: 'old-1' },
+        { seq: 2, call_id: 'old-2' },
+        { seq: 3, call_id: 'old-1' },
+        { seq: 4, call_id: 'new-1' },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
+  test('session and task indexes are partial; reads use the indexes', async () => {
+    await open().close();
+    const db = new Database(file, { readonly: true });
+    try {
+      const partial = db
+        .prepare<[], { name: string; partial: number }>(
+          "SELECT name, partial FROM pragma_index_list('journal_records')",
+        )
+        .all()
+        .sort((a, b) => a.name.localeCompare(b.name));
+      expect(partial).toEqual([
+        { name: 'journal_records_call_id', partial: 0 },
+        { name: 'journal_records_session_id', partial: 1 },
+        { name: 'journal_records_task_id', partial: 1 },
+      ]);
+      const plan = (sql: string, ...args: string[]): string =>
+        db
+          .prepare<string[], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
+          .all(...args)
+          .map((row) => row.detail)
+          .join('; ');
+      expect(plan('SELECT body FROM journal_records WHERE session_id = ? ORDER BY seq', 's')).toContain(
+        'USING INDEX journal_records_session_id',
+      );
+      const byTask = plan(
+        `SELECT body FROM (
+           SELECT seq, body FROM journal_records WHERE task_id = ? AND task_id <> 'tmp-' || call_id
+           UNION ALL
+           SELECT seq, body FROM journal_records WHERE call_id = ? AND task_id = 'tmp-' || call_id
+         ) ORDER BY seq`,
+        't',
+        'c',
+      );
+      expect(byTask).toContain('USING INDEX journal_records_task_id');
+      expect(byTask).toContain('USING INDEX journal_records_call_id');
+      expect(byTask).not.toMatch(/SCAN journal_records/);
+    } finally {
+      db.close();
+    }
+  });
+
   test('migration versions must increase', () => {
     const db = new Database(file);
     try {
       expect(() => migrateJournal(db, [...JOURNAL_MIGRATIONS, ...JOURNAL_MIGRATIONS])).toThrow(
-        `migration versions must be increasing positive integers, got 1 after 1`,
+        `migration versions must be increasing positive integers, got 1 after ${JOURNAL_SCHEMA_VERSION}`,
       );
     } finally {
       db.close();

@@ -19,7 +19,7 @@ export interface SqliteJournalOptions {
   /**
    * Appends confirmed per turn of the event loop once their transaction committed. A commit
    * confirms its records in slices of this many, one slice per turn, so that the work their
-   * callers resume with never holds the loop for a whole batch. Default 128.
+   * callers resume with never holds the loop for a whole batch. Default 64.
    */
   confirmSliceRecords?: number;
   /** WAL size, in pages, at which a commit checkpoints it into the database. Default 10 000 (~40 MB). */
@@ -89,7 +89,7 @@ type WriterReply =
 
 const DEFAULT_MAX_BATCH_RECORDS = 2048;
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
-const DEFAULT_CONFIRM_SLICE_RECORDS = 128;
+const DEFAULT_CONFIRM_SLICE_RECORDS = 64;
 const DEFAULT_WAL_AUTOCHECKPOINT_PAGES = 10_000;
 const DEFAULT_WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 const DEFAULT_IDLE_CHECKPOINT_MS = 250;
