@@ -1,0 +1,57 @@
+/** Stable codes of the event bus's errors; the HTTP layer maps them in its one table. */
+export type EventBusErrorCode =
+  'invalid_max_queued' | 'invalid_last_event_id' | 'subscriber_limit_exceeded' | 'event_not_serializable';
+
+/** Base of every error the event bus throws: a stable `code`, never a message to match. */
+export abstract class EventBusError extends Error {
+  abstract readonly code: EventBusErrorCode;
+  abstract readonly retryable: boolean;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** `maxQueued` of a subscription is not an integer in [min, max] (HTTP `400 invalid_max_queued`). */
+export class InvalidMaxQueuedError extends EventBusError {
+  readonly code = 'invalid_max_queued';
+  readonly retryable = false;
+  constructor(
+    readonly value: unknown,
+    readonly min: number,
+    readonly max: number,
+  ) {
+    super(`maxQueued must be an integer in [${min}, ${max}], got ${String(value)}`);
+  }
+}
+
+/** `lastEventId` of a subscription is not a non-negative integer. */
+export class InvalidLastEventIdError extends EventBusError {
+  readonly code = 'invalid_last_event_id';
+  readonly retryable = false;
+  constructor(readonly value: unknown) {
+    super(`lastEventId must be a non-negative integer, got ${String(value)}`);
+  }
+}
+
+/** The bus already holds `limit` subscriptions (HTTP `429 subscriber_limit_exceeded`). */
+export class SubscriberLimitExceededError extends EventBusError {
+  readonly code = 'subscriber_limit_exceeded';
+  readonly retryable = true;
+  constructor(readonly limit: number) {
+    super(`Too many event subscribers for this session (limit ${limit})`);
+  }
+}
+
+/** A published event cannot be written as JSON (a BigInt, a cycle); nothing was published. */
+export class EventNotSerializableError extends EventBusError {
+  readonly code = 'event_not_serializable';
+  readonly retryable = false;
+  constructor(
+    readonly type: string,
+    cause: unknown,
+  ) {
+    super(`Event "${type}" cannot be serialized as JSON: ${String(cause)}`, { cause });
+  }
+}

@@ -1,0 +1,84 @@
+/** Version of the event envelope; the client drops frames without `v: 1` (PROTOCOL §6). */
+export const EVENT_ENVELOPE_VERSION = 1;
+
+/**
+ * Frames the bus (or the SSE route) makes for one subscriber. They carry no `id`, so they
+ * never take a slot in the session's id sequence (PROTOCOL §6).
+ */
+export const SYNTHETIC_EVENT_TYPES = [
+  'replay_complete',
+  'state_resync_required',
+  'slow_client_warning',
+  'client_evicted',
+  'stream_error',
+] as const;
+
+/** One of {@link SYNTHETIC_EVENT_TYPES}. */
+export type SyntheticEventType = (typeof SYNTHETIC_EVENT_TYPES)[number];
+
+/** The JSON object on an SSE `data:` line (PROTOCOL §6). `id` is absent on synthetic frames. */
+export interface EventEnvelope {
+  readonly id?: number;
+  readonly v: typeof EVENT_ENVELOPE_VERSION;
+  readonly type: string;
+  readonly data: unknown;
+  readonly promptId?: string;
+  readonly originatorClientId?: string;
+  readonly _meta: { readonly serverTimestamp: number };
+}
+
+/**
+ * One SSE frame, ready to write: `id: <id>` (only when `id` is set), `event: <type>`,
+ * `data: <json>`, blank line. `json` is the envelope serialized once, when the frame was made,
+ * and is shared by every subscriber; it never contains a line break.
+ */
+export interface EventFrame {
+  readonly id: number | undefined;
+  readonly type: string;
+  readonly json: string;
+  readonly envelope: EventEnvelope;
+}
+
+/** `data` of `state_resync_required`: the ids in `(lastDeliveredId, earliestAvailableId)` are lost. */
+export interface StateResyncRequiredData {
+  reason: 'epoch_reset' | 'ring_evicted';
+  /** `epoch_mismatch` when an `epoch_reset` came from the epoch token, not from the id. */
+  detail?: 'epoch_mismatch';
+  lastDeliveredId: number;
+  earliestAvailableId: number;
+}
+
+/** `data` of `replay_complete`, sent after every replay (also an empty one). */
+export interface ReplayCompleteData {
+  lastReplayedEventId?: number;
+  replayedCount: number;
+}
+
+/** `data` of `slow_client_warning`: the subscriber's queue reached 75 % of `maxQueued`. */
+export interface SlowClientWarningData {
+  queueSize: number;
+  maxQueued: number;
+  /** The newest event id of the session when the warning was raised. */
+  lastEventId: number;
+}
+
+/** `data` of `client_evicted`: the queue overflowed; the stream ends after this frame. */
+export interface ClientEvictedData {
+  reason: 'queue_overflow';
+  /** The last event id this subscriber receives; resume with `Last-Event-ID: droppedAfter`. */
+  droppedAfter: number;
+  queueSize: number;
+  maxQueued: number;
+}
+
+/** Makes an id-less frame, e.g. the SSE route's `stream_error`. */
+export function syntheticFrame(type: string, data: unknown, serverTimestamp: number): EventFrame {
+  const envelope: EventEnvelope = { v: EVENT_ENVELOPE_VERSION, type, data, _meta: { serverTimestamp } };
+  return { id: undefined, type, json: JSON.stringify(envelope), envelope };
+}
+
+/** The SSE text of `frame`, ending with the blank line that dispatches it. */
+export function formatSseFrame(frame: EventFrame): string {
+  const idLine = frame.id === undefined ? '' : `id: ${frame.id}\n`;
+  return `${idLine}event: ${frame.type}\ndata: ${frame.json}\n\n`;
+}
