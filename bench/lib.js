@@ -1,11 +1,19 @@
 // Small helpers shared by the benchmarks: timing, medians and markdown tables.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
-/** Runs `fn` `rounds` times (after one warm-up) and returns the median of its results. */
+/**
+ * Runs `fn` `rounds` times (after one warm-up) and returns the median of its results. The heap
+ * is collected before each round (`--expose-gc`), so one subject's garbage is not billed to
+ * the next.
+ */
 export async function medianOf(rounds, fn) {
+  globalThis.gc?.();
   await fn();
   const values = [];
-  for (let i = 0; i < rounds; i++) values.push(await fn());
+  for (let i = 0; i < rounds; i++) {
+    globalThis.gc?.();
+    values.push(await fn());
+  }
   values.sort((a, b) => a - b);
   return values[Math.floor(values.length / 2)];
 }

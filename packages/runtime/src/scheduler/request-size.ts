@@ -1,3 +1,5 @@
+const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /** Nesting deeper than this is refused like a cycle: no model request is nested this deep. */
 const MAX_DEPTH = 256;
 
@@ -87,6 +89,10 @@ export function jsonNumberLength(n: number): number {
 
 /** JSON bytes of `text` with its quotes, counting at most a little past `budget`. */
 export function jsonStringBytes(text: string, budget: number): number {
+  // Every character takes at least one byte: a string that long is over budget already.
+  if (text.length + 2 > budget) return text.length + 2;
+  // Printable ASCII without quote or backslash is one byte a character (the common case).
+  if (text.length <= 256 && PLAIN_ASCII.test(text)) return text.length + 2;
   let bytes = 2;
   for (let i = 0; i < text.length && bytes <= budget; i++) {
     const c = text.charCodeAt(i);
