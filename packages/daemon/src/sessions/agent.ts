@@ -1,0 +1,59 @@
+/** An ACP content block of a prompt; the bridge itself only reads `type: 'text'` blocks. */
+export interface ContentBlock {
+  readonly type: string;
+  readonly text?: string;
+  readonly [key: string]: unknown;
+}
+
+/** One message of a session's conversation history, as agents and the store see it. */
+export interface ConversationMessage {
+  role: 'user' | 'assistant' | 'tool';
+  content: string;
+  name?: string;
+  toolCallId?: string;
+}
+
+/** An ACP session update an agent streams during a turn (`agent_message_chunk`, `tool_call`, …). */
+export interface SessionUpdate {
+  readonly sessionUpdate: string;
+  readonly [key: string]: unknown;
+}
+
+/** Why a turn ended (ACP stop reasons). */
+export type StopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled';
+
+/** Everything an agent gets for one turn. */
+export interface AgentTurn {
+  readonly sessionId: string;
+  readonly promptId: string;
+  readonly prompt: readonly ContentBlock[];
+  /** The history before this turn (bounded, oldest messages trimmed first). */
+  readonly conversation: readonly ConversationMessage[];
+  /** Aborted on cancel, removal, deadline and session close; the agent must honour it. */
+  readonly signal: AbortSignal;
+  /** Streams an update; published as `session_update` until the turn's terminal event. */
+  emit(update: SessionUpdate): void;
+}
+
+/** How a turn ended, and the messages it adds to the history after the user's prompt. */
+export interface TurnResult {
+  stopReason: StopReason | (string & {});
+  messages?: ConversationMessage[];
+}
+
+/**
+ * The plug-in boundary of the session layer: runs one turn. Errors it throws that carry a
+ * string `code` (the model runtime's `model_queue_timeout`, `model_overloaded`, …) reach the
+ * client as `turn_error.code`; a string `errorKind` is passed along too.
+ */
+export interface Agent {
+  runTurn(turn: AgentTurn): Promise<TurnResult>;
+}
+
+/** The prompt's text blocks joined by newlines — what is echoed, queued and recorded. */
+export function promptText(prompt: readonly ContentBlock[]): string {
+  const parts: string[] = [];
+  for (const block of prompt)
+    if (block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
+  return parts.join('\n');
+}

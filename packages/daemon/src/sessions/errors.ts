@@ -1,0 +1,232 @@
+/** Stable codes of the session layer's errors; the HTTP and ACP layers map them in one table each. */
+export type SessionErrorCode =
+  | 'session_not_found'
+  | 'session_closing'
+  | 'session_closed'
+  | 'session_limit_exceeded'
+  | 'prompt_queue_full'
+  | 'prompt_aborted'
+  | 'prompt_deadline_exceeded'
+  | 'branch_while_prompt_active'
+  | 'invalid_client_id'
+  | 'invalid_session_scope'
+  | 'invalid_session_id'
+  | 'invalid_prompt'
+  | 'invalid_deadline_ms'
+  | 'invalid_cwd'
+  | 'workspace_mismatch'
+  | 'invalid_branch_name'
+  | 'invalid_turn_result'
+  | 'bridge_shutting_down';
+
+/** Base of every error the session layer throws: a stable `code`, never a message to match. */
+export abstract class SessionError extends Error {
+  abstract readonly code: SessionErrorCode;
+  abstract readonly retryable: boolean;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** No live session has this id (HTTP `404 session_not_found`). */
+export class SessionNotFoundError extends SessionError {
+  readonly code: SessionErrorCode = 'session_not_found';
+  readonly retryable: boolean = false;
+  constructor(
+    readonly sessionId: string,
+    message = `No session with id "${sessionId}"`,
+  ) {
+    super(message);
+  }
+}
+
+/** The session is being closed and accepts nothing new (HTTP `404 session_closing`). */
+export class SessionClosingError extends SessionNotFoundError {
+  override readonly code = 'session_closing';
+  constructor(sessionId: string) {
+    super(sessionId, `Session "${sessionId}" is closing`);
+  }
+}
+
+/** An admitted prompt or branch ended because its session was closed (`turn_error.code`). */
+export class SessionClosedError extends SessionError {
+  readonly code = 'session_closed';
+  readonly retryable = false;
+  constructor(
+    readonly sessionId: string,
+    readonly reason: string,
+  ) {
+    super(`Session "${sessionId}" was closed (${reason})`);
+  }
+}
+
+/** Opening one more session would pass a session cap (HTTP `503 session_limit_exceeded`). */
+export class SessionLimitExceededError extends SessionError {
+  readonly code = 'session_limit_exceeded';
+  readonly retryable = true;
+  constructor(
+    readonly limit: number,
+    readonly scope: 'daemon' | 'workspace',
+    readonly workspaceCwd?: string,
+  ) {
+    super(
+      scope === 'daemon'
+        ? `Session limit reached (${limit} sessions)`
+        : `Session limit reached for workspace "${workspaceCwd ?? ''}" (${limit} sessions)`,
+    );
+  }
+}
+
+/** The session already holds `limit` pending prompts; nothing was admitted (SPEC BP-1, BP-8). */
+export class PromptQueueFullError extends SessionError {
+  readonly code = 'prompt_queue_full';
+  readonly retryable = true;
+  constructor(
+    readonly sessionId: string,
+    readonly limit: number,
+    readonly pendingCount: number,
+  ) {
+    super(`Prompt queue full for session "${sessionId}" (${pendingCount}/${limit} pending)`);
+  }
+}
+
+/** The caller's signal was already aborted; rejected before the pending counter moved (BP-6). */
+export class PromptAbortedError extends SessionError {
+  readonly code = 'prompt_aborted';
+  readonly retryable = false;
+  constructor(
+    readonly sessionId: string,
+    cause: unknown,
+  ) {
+    super(`Prompt for session "${sessionId}" was aborted before admission`, { cause });
+  }
+}
+
+/** An admitted prompt ran past its deadline, queue time included (SPEC BP-5). */
+export class PromptDeadlineExceededError extends SessionError {
+  readonly code = 'prompt_deadline_exceeded';
+  readonly retryable = true;
+  constructor(
+    readonly sessionId: string,
+    readonly promptId: string,
+    readonly deadlineMs: number,
+  ) {
+    super(`Prompt "${promptId}" exceeded its deadline of ${deadlineMs} ms`);
+  }
+}
+
+/** A branch was requested while a prompt of the session is queued or running (HTTP `409`). */
+export class BranchWhilePromptActiveError extends SessionError {
+  readonly code = 'branch_while_prompt_active';
+  readonly retryable = true;
+  constructor(readonly sessionId: string) {
+    super(`Cannot branch session "${sessionId}": a prompt is pending`);
+  }
+}
+
+/** A client id is malformed, or well-formed but not registered on the session (HTTP `400`). */
+export class InvalidClientIdError extends SessionError {
+  readonly code = 'invalid_client_id';
+  readonly retryable = false;
+  constructor(
+    readonly clientId: unknown,
+    readonly sessionId?: string,
+  ) {
+    super(
+      sessionId === undefined
+        ? `clientId must match ^[A-Za-z0-9._:-]{1,128}$, got ${JSON.stringify(clientId)}`
+        : `Client ${JSON.stringify(clientId)} is not registered on session "${sessionId}"`,
+    );
+  }
+}
+
+/** `scope` is neither `single` nor `thread` (HTTP `400 invalid_session_scope`). */
+export class InvalidSessionScopeError extends SessionError {
+  readonly code = 'invalid_session_scope';
+  readonly retryable = false;
+  constructor(readonly scope: unknown) {
+    super(`sessionScope must be "single" or "thread", got ${JSON.stringify(scope)}`);
+  }
+}
+
+/** A caller-chosen session id is not a UUID. */
+export class InvalidSessionIdError extends SessionError {
+  readonly code = 'invalid_session_id';
+  readonly retryable = false;
+  constructor(readonly sessionId: unknown) {
+    super(`sessionId must be a UUID, got ${JSON.stringify(sessionId)}`);
+  }
+}
+
+/** The prompt is not a non-empty array of content blocks. */
+export class InvalidPromptError extends SessionError {
+  readonly code = 'invalid_prompt';
+  readonly retryable = false;
+  constructor(detail: string) {
+    super(`prompt must be a non-empty array of content blocks: ${detail}`);
+  }
+}
+
+/** A per-request `deadlineMs` is not a positive integer the clock can represent. */
+export class InvalidDeadlineError extends SessionError {
+  readonly code = 'invalid_deadline_ms';
+  readonly retryable = false;
+  constructor(
+    readonly deadlineMs: unknown,
+    readonly maxMs: number,
+  ) {
+    super(`deadlineMs must be a positive integer of at most ${maxMs}, got ${String(deadlineMs)}`);
+  }
+}
+
+/** `cwd` is not an absolute path. */
+export class InvalidCwdError extends SessionError {
+  readonly code = 'invalid_cwd';
+  readonly retryable = false;
+  constructor(readonly cwd: unknown) {
+    super(`cwd must be an absolute path, got ${JSON.stringify(cwd)}`);
+  }
+}
+
+/** `cwd` lies outside every served workspace (HTTP `400 workspace_mismatch`). */
+export class WorkspaceMismatchError extends SessionError {
+  readonly code = 'workspace_mismatch';
+  readonly retryable = false;
+  constructor(
+    readonly cwd: string,
+    readonly workspaces: readonly string[],
+  ) {
+    super(`cwd "${cwd}" is not inside a served workspace (${workspaces.join(', ')})`);
+  }
+}
+
+/** A branch name is not a string of 1..200 characters. */
+export class InvalidBranchNameError extends SessionError {
+  readonly code = 'invalid_branch_name';
+  readonly retryable = false;
+  constructor(readonly branchName: unknown) {
+    super(
+      `branch name must be a non-blank string of at most 200 characters, got ${JSON.stringify(branchName)}`,
+    );
+  }
+}
+
+/** The agent resolved a turn with something that is not `{ stopReason: string }`. */
+export class InvalidTurnResultError extends SessionError {
+  readonly code = 'invalid_turn_result';
+  readonly retryable = false;
+  constructor(readonly promptId: string) {
+    super(`Agent returned an invalid turn result for prompt "${promptId}"`);
+  }
+}
+
+/** The bridge was shut down and opens no sessions. */
+export class BridgeShuttingDownError extends SessionError {
+  readonly code = 'bridge_shutting_down';
+  readonly retryable = false;
+  constructor() {
+    super('The session bridge is shutting down');
+  }
+}

@@ -1,0 +1,159 @@
+import { isAbsolute, resolve } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { systemClock, type Clock } from '@sluice/runtime';
+import type { Agent } from './agent.js';
+import type { SessionEventSink } from './session-events.js';
+import type { SessionStore } from './session-store.js';
+
+/** Default of `maxPendingPromptsPerSession` (SPEC BP-1). */
+export const DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION = 5;
+/** Default of `maxSessionsPerWorkspace`, advertised under `/capabilities` → `limits`. */
+export const DEFAULT_MAX_SESSIONS_PER_WORKSPACE = 32;
+/** Default of `maxSessions`, the cap over all workspaces. */
+export const DEFAULT_MAX_SESSIONS = 128;
+/** Default of `maxClientsPerSession`. */
+export const DEFAULT_MAX_CLIENTS_PER_SESSION = 64;
+/** Default of `maxConversationMessages`. */
+export const DEFAULT_MAX_CONVERSATION_MESSAGES = 1_000;
+/** Default of `maxConversationBytes` (4 MiB of UTF-8 message text). */
+export const DEFAULT_MAX_CONVERSATION_BYTES = 4 * 1024 * 1024;
+/** Upper bound of `terminalEventDelayMs`. */
+export const MAX_TERMINAL_EVENT_DELAY_MS = 1_000;
+
+/** Configuration of a {@link SessionBridge}; every limit is validated at construction. */
+export interface SessionBridgeOptions {
+  /** Runs the turns. */
+  agent: Agent;
+  /** Receives every session event, in order. */
+  events: SessionEventSink;
+  /** Source of monotonic time and of the deadline timers; defaults to the system clock. */
+  clock?: Clock;
+  /** Wall-clock epoch milliseconds for `createdAt`, `queuedAt`, …; defaults to `Date.now`. */
+  wallClock?: () => number;
+  /** Makes session, prompt and client ids; defaults to `randomUUID`. */
+  newId?: () => string;
+  /** Persists sessions; without one, sessions live only in memory and cannot be restored. */
+  store?: SessionStore;
+  /** Outstanding (queued + running) prompts per session; default 5, `0` or `Infinity` = unlimited. */
+  maxPendingPromptsPerSession?: number;
+  /** Deadline of every admitted prompt in ms from admission (`--prompt-deadline-ms`); default none. */
+  promptDeadlineMs?: number;
+  /** Sessions over all workspaces; default 128, `Infinity` = unlimited. */
+  maxSessions?: number;
+  /** Sessions per workspace; default 32, `Infinity` = unlimited. */
+  maxSessionsPerWorkspace?: number;
+  /** Clients attached to one session; default 64 (the least recently seen is evicted). */
+  maxClientsPerSession?: number;
+  /** Messages of history kept per session; default 1000 (oldest trimmed first). */
+  maxConversationMessages?: number;
+  /** UTF-8 bytes of history text kept per session; default 4 MiB (oldest trimmed first). */
+  maxConversationBytes?: number;
+  /**
+   * A terminal event decided by the agent is published no sooner than this many ms after
+   * admission (PROTOCOL §5: a known client race); default 0, at most 1000.
+   */
+  terminalEventDelayMs?: number;
+  /** Absolute roots of the served workspaces; when given, a session's cwd must lie inside one. */
+  workspaces?: readonly string[];
+  /** Told about failures that change nothing for clients: a throwing sink, a failing store. */
+  onError?: (error: unknown, context: string) => void;
+}
+
+/** The validated configuration (unlimited values are `Infinity`). */
+export interface ResolvedBridgeOptions {
+  agent: Agent;
+  events: SessionEventSink;
+  clock: Clock;
+  wallClock: () => number;
+  newId: () => string;
+  store: SessionStore | undefined;
+  maxPendingPromptsPerSession: number;
+  promptDeadlineMs: number | undefined;
+  maxSessions: number;
+  maxSessionsPerWorkspace: number;
+  maxClientsPerSession: number;
+  maxConversationMessages: number;
+  maxConversationBytes: number;
+  terminalEventDelayMs: number;
+  workspaces: readonly string[] | undefined;
+  onError: (error: unknown, context: string) => void;
+}
+
+/** `0` and `Infinity` mean unlimited (returned as `Infinity`); else a non-negative integer (BP-2). */
+export function pendingPromptLimit(value: number): number {
+  if (value === 0 || value === Infinity) return Infinity;
+  if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
+  throw new RangeError(
+    `maxPendingPromptsPerSession must be a non-negative integer, 0 or Infinity (unlimited), got ${String(value)}`,
+  );
+}
+
+function positiveIntegerOrInfinity(name: string, value: number): number {
+  if (value === Infinity || (typeof value === 'number' && Number.isInteger(value) && value > 0)) return value;
+  throw new RangeError(`${name} must be a positive integer or Infinity, got ${String(value)}`);
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
+  throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
+}
+
+function integerInRange(name: string, value: number, min: number, max: number): number {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
+  throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${String(value)}`);
+}
+
+/** Validates `options`, fills in the defaults and throws a `RangeError` naming any bad value. */
+export function resolveBridgeOptions(options: SessionBridgeOptions): ResolvedBridgeOptions {
+  const clock = options.clock ?? systemClock;
+  let promptDeadlineMs: number | undefined;
+  if (options.promptDeadlineMs !== undefined)
+    promptDeadlineMs = integerInRange('promptDeadlineMs', options.promptDeadlineMs, 1, clock.maxTimerMs);
+  let workspaces: string[] | undefined;
+  if (options.workspaces !== undefined) {
+    if (options.workspaces.length === 0)
+      throw new RangeError('workspaces must list at least one absolute path, got []');
+    workspaces = options.workspaces.map((root) => {
+      if (typeof root !== 'string' || !isAbsolute(root))
+        throw new RangeError(`workspaces must hold absolute paths, got ${JSON.stringify(root)}`);
+      return resolve(root);
+    });
+  }
+  return {
+    agent: options.agent,
+    events: options.events,
+    clock,
+    wallClock: options.wallClock ?? Date.now,
+    newId: options.newId ?? randomUUID,
+    store: options.store,
+    maxPendingPromptsPerSession: pendingPromptLimit(
+      options.maxPendingPromptsPerSession ?? DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION,
+    ),
+    promptDeadlineMs,
+    maxSessions: positiveIntegerOrInfinity('maxSessions', options.maxSessions ?? DEFAULT_MAX_SESSIONS),
+    maxSessionsPerWorkspace: positiveIntegerOrInfinity(
+      'maxSessionsPerWorkspace',
+      options.maxSessionsPerWorkspace ?? DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
+    ),
+    maxClientsPerSession: positiveInteger(
+      'maxClientsPerSession',
+      options.maxClientsPerSession ?? DEFAULT_MAX_CLIENTS_PER_SESSION,
+    ),
+    maxConversationMessages: positiveInteger(
+      'maxConversationMessages',
+      options.maxConversationMessages ?? DEFAULT_MAX_CONVERSATION_MESSAGES,
+    ),
+    maxConversationBytes: positiveInteger(
+      'maxConversationBytes',
+      options.maxConversationBytes ?? DEFAULT_MAX_CONVERSATION_BYTES,
+    ),
+    terminalEventDelayMs: integerInRange(
+      'terminalEventDelayMs',
+      options.terminalEventDelayMs ?? 0,
+      0,
+      MAX_TERMINAL_EVENT_DELAY_MS,
+    ),
+    workspaces,
+    onError: options.onError ?? (() => {}),
+  };
+}
