@@ -1,0 +1,96 @@
+import type { ChatMessage, ModelRuntime, TaskBudget, TaskBudgetLimits } from '@sluice/runtime';
+import {
+  promptText,
+  type Agent,
+  type AgentTurn,
+  type ConversationMessage,
+  type TurnResult,
+} from '../sessions/agent.js';
+
+/** Options of {@link ChatAgent}. */
+export interface ChatAgentOptions {
+  /** The one model runtime every turn of every session goes through. */
+  runtime: ModelRuntime;
+  /** Sent as the first message of every turn when set. */
+  systemPrompt?: string;
+  /** Limits of each session's task budget; unlimited when absent. */
+  budgetLimits?: TaskBudgetLimits;
+  /** Model name; the provider's default when absent. */
+  model?: string;
+}
+
+/**
+ * The built-in chat agent: one turn is one streamed model call with the conversation so far
+ * plus the prompt's text. Each session has one task budget, reused across its turns (SCH-2).
+ * Runtime errors propagate with their stable `code`, which the bridge reports as `turn_error`.
+ */
+export class ChatAgent implements Agent {
+  private readonly runtime: ModelRuntime;
+  private readonly systemPrompt: string | undefined;
+  private readonly budgetLimits: TaskBudgetLimits | undefined;
+  private readonly model: string | undefined;
+  private readonly budgets = new Map<string, TaskBudget>();
+
+  constructor(options: ChatAgentOptions) {
+    if (!options?.runtime) throw new TypeError('runtime is required');
+    this.runtime = options.runtime;
+    this.systemPrompt = options.systemPrompt;
+    this.budgetLimits = options.budgetLimits;
+    this.model = options.model;
+  }
+
+  /** Sessions that currently hold a budget (bounded by the bridge's session cap). */
+  get budgetCount(): number {
+    return this.budgets.size;
+  }
+
+  /** The session's task budget, created on its first turn. */
+  budgetFor(sessionId: string): TaskBudget {
+    let budget = this.budgets.get(sessionId);
+    if (budget === undefined) {
+      budget = this.runtime.createBudget(sessionId, this.budgetLimits);
+      this.budgets.set(sessionId, budget);
+    }
+    return budget;
+  }
+
+  /** Drops the session's budget; called when the session closes. */
+  forgetSession(sessionId: string): void {
+    this.budgets.delete(sessionId);
+  }
+
+  async runTurn(turn: AgentTurn): Promise<TurnResult> {
+    const messages: ChatMessage[] = [];
+    if (this.systemPrompt !== undefined) messages.push({ role: 'system', content: this.systemPrompt });
+    for (const message of turn.conversation) messages.push(toChatMessage(message));
+    messages.push({ role: 'user', content: promptText(turn.prompt) });
+
+    const stream = this.runtime.stream(
+      { messages },
+      {
+        budget: this.budgetFor(turn.sessionId),
+        sessionId: turn.sessionId,
+        turnId: turn.promptId,
+        signal: turn.signal,
+        ...(this.model === undefined ? {} : { model: this.model }),
+      },
+    );
+    let text = '';
+    let stopReason: TurnResult['stopReason'] = 'end_turn';
+    for await (const event of stream) {
+      if (event.type === 'delta') {
+        if (event.text.length === 0) continue;
+        text += event.text;
+        turn.emit({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: event.text } });
+      } else stopReason = event.stopReason;
+    }
+    return { stopReason, messages: [{ role: 'assistant', content: text }] };
+  }
+}
+
+function toChatMessage(message: ConversationMessage): ChatMessage {
+  const chat: ChatMessage = { role: message.role, content: message.content };
+  if (message.name !== undefined) chat.name = message.name;
+  if (message.toolCallId !== undefined) chat.toolCallId = message.toolCallId;
+  return chat;
+}

@@ -1,0 +1,166 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { createDaemon, DaemonConfigError, type Daemon, type DaemonConfig } from '../daemon.js';
+import { buildServer } from '../http/server.js';
+import { isLoopbackHost } from '../http/security.js';
+
+/** Config keys as the flags that set them, for error messages. */
+const FLAG_OF: Record<string, string> = {
+  workspace: '--workspace',
+  dataDir: '--data-dir',
+  provider: '--provider',
+  model: '--model',
+  baseURL: '--base-url',
+  echoDelayMs: '--echo-delay-ms',
+  maxPendingPromptsPerSession: '--max-pending-prompts-per-session',
+  promptDeadlineMs: '--prompt-deadline-ms',
+  maxSessions: '--max-sessions',
+  eventRingSize: '--event-ring-size',
+  modelMaxConcurrency: '--model-max-concurrency',
+  modelMaxQueued: '--model-max-queued',
+  modelMaxInflight: '--model-max-inflight',
+  modelMaxRequestBytes: '--model-max-request-bytes',
+  modelTimeoutMs: '--model-timeout-ms',
+  drainTimeoutMs: '--drain-timeout-ms',
+};
+
+/** Parsed options of `sluice serve`. */
+export interface ServeOptions {
+  port: number;
+  hostname: string;
+  token?: string;
+  requireAuth?: boolean;
+  allowOrigin?: string[];
+  workspace?: string;
+  maxPendingPromptsPerSession: number;
+  promptDeadlineMs?: number;
+  maxSessions?: number;
+  eventRingSize?: number;
+  modelMaxConcurrency?: number;
+  modelMaxQueued?: number;
+  modelMaxInflight?: number;
+  modelMaxRequestBytes?: number;
+  modelTimeoutMs?: number;
+  provider: 'echo' | 'openai';
+  model?: string;
+  baseUrl?: string;
+  echoDelayMs?: number;
+  dataDir: string;
+  sseHeartbeatMs?: number;
+  drainTimeoutMs?: number;
+}
+
+/** Thrown for a start-up refusal; the CLI prints the message and exits 1. */
+export class StartupError extends Error {}
+
+/** The token to require: flag, then `SLUICE_TOKEN`, then `QWEN_SERVER_TOKEN`; empty refuses. */
+export function resolveToken(flag: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  const sources: Array<[string, string | undefined]> = [
+    ['--token', flag],
+    ['SLUICE_TOKEN', env['SLUICE_TOKEN']],
+    ['QWEN_SERVER_TOKEN', env['QWEN_SERVER_TOKEN']],
+  ];
+  for (const [name, value] of sources) {
+    if (value === undefined) continue;
+    if (value.trim().length === 0)
+      throw new StartupError(`${name} is empty; refusing to start with an empty token`);
+    return value.trim();
+  }
+  return undefined;
+}
+
+function daemonConfig(options: ServeOptions): DaemonConfig {
+  const config: DaemonConfig = {
+    workspace: resolve(options.workspace ?? process.cwd()),
+    dataDir: options.dataDir,
+    provider: options.provider,
+    maxPendingPromptsPerSession: options.maxPendingPromptsPerSession,
+  };
+  const optional: Array<[keyof DaemonConfig, unknown]> = [
+    ['model', options.model],
+    ['baseURL', options.baseUrl],
+    ['echoDelayMs', options.echoDelayMs],
+    ['promptDeadlineMs', options.promptDeadlineMs],
+    ['maxSessions', options.maxSessions],
+    ['eventRingSize', options.eventRingSize],
+    ['modelMaxConcurrency', options.modelMaxConcurrency],
+    ['modelMaxQueued', options.modelMaxQueued],
+    ['modelMaxInflight', options.modelMaxInflight],
+    ['modelMaxRequestBytes', options.modelMaxRequestBytes],
+    ['modelTimeoutMs', options.modelTimeoutMs],
+    ['drainTimeoutMs', options.drainTimeoutMs],
+  ];
+  for (const [key, value] of optional)
+    if (value !== undefined) (config as Record<string, unknown>)[key] = value;
+  return config;
+}
+
+/** A running `sluice serve`. */
+export interface RunningServer {
+  daemon: Daemon;
+  app: FastifyInstance;
+  url: string;
+  /** Drains the daemon, then closes the HTTP server. */
+  stop(): Promise<void>;
+}
+
+/** Starts the daemon and its HTTP server; throws {@link StartupError} with a message naming the flag. */
+export async function serve(
+  options: ServeOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RunningServer> {
+  let token = resolveToken(options.token, env);
+  const loopback = isLoopbackHost(options.hostname);
+  if (token === undefined && (!loopback || options.requireAuth)) {
+    token = randomBytes(32).toString('base64url');
+    process.stderr.write(`sluice: no token given; generated bearer token: ${token}\n`);
+  }
+  let daemon: Daemon;
+  try {
+    daemon = createDaemon(daemonConfig(options));
+  } catch (error) {
+    if (error instanceof DaemonConfigError)
+      throw new StartupError(`${FLAG_OF[error.setting] ?? error.setting}: ${error.message}`);
+    if (error instanceof RangeError || error instanceof TypeError) throw new StartupError(error.message);
+    throw error;
+  }
+  const logger = pino(
+    { level: env['SLUICE_LOG_LEVEL'] ?? 'info', base: { name: 'sluice' } },
+    pino.destination(2),
+  );
+  const app = buildServer(daemon, {
+    hostname: options.hostname,
+    ...(token === undefined ? {} : { token }),
+    requireAuth: options.requireAuth ?? false,
+    allowOrigins: options.allowOrigin ?? [],
+    ...(options.sseHeartbeatMs === undefined ? {} : { sseHeartbeatMs: options.sseHeartbeatMs }),
+    logger,
+  });
+  try {
+    await app.listen({ port: options.port, host: options.hostname });
+  } catch (error) {
+    await daemon.close().catch(() => {});
+    throw new StartupError(
+      `cannot listen on ${options.hostname}:${options.port}: ${(error as Error).message}`,
+    );
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  const host = options.hostname.includes(':') ? `[${options.hostname}]` : options.hostname;
+  let stopping: Promise<void> | undefined;
+  return {
+    daemon,
+    app,
+    url: `http://${host}:${port}`,
+    stop: () =>
+      (stopping ??= (async () => {
+        await daemon.close();
+        const force = setTimeout(() => app.server.closeAllConnections(), 2_000);
+        force.unref();
+        await app.close();
+        clearTimeout(force);
+      })()),
+  };
+}

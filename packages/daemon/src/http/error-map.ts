@@ -1,0 +1,129 @@
+import { EventBusError } from '../events/errors.js';
+import {
+  type InvalidClientIdError,
+  type PromptQueueFullError,
+  SessionError,
+  type SessionLimitExceededError,
+  type SessionNotFoundError,
+  type SessionErrorCode,
+} from '../sessions/errors.js';
+import type { EventBusErrorCode } from '../events/errors.js';
+import { HttpError } from './http-error.js';
+
+/** What an error becomes on the wire. */
+export interface MappedError {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+type Body = (error: Error & { code: string }) => Record<string, unknown>;
+
+const RETRY_AFTER = { 'Retry-After': '5' };
+const plain: Body = (error) => ({ error: error.message, code: error.code });
+
+/** The one table from stable error codes to HTTP status, headers and body (PROTOCOL §1, §4–§6). */
+const TABLE: Record<
+  SessionErrorCode | EventBusErrorCode,
+  { status: number; headers?: Record<string, string>; body?: Body }
+> = {
+  session_not_found: { status: 404, body: notFound },
+  session_closing: { status: 404, body: notFound },
+  session_closed: { status: 404, body: notFound },
+  session_limit_exceeded: {
+    status: 503,
+    headers: RETRY_AFTER,
+    body: (error) => {
+      const e = error as SessionLimitExceededError;
+      return { error: e.message, code: e.code, limit: e.limit, scope: e.scope };
+    },
+  },
+  prompt_queue_full: {
+    status: 503,
+    headers: RETRY_AFTER,
+    body: (error) => {
+      const e = error as PromptQueueFullError;
+      return {
+        error: e.message,
+        code: e.code,
+        sessionId: e.sessionId,
+        limit: e.limit,
+        pendingCount: e.pendingCount,
+      };
+    },
+  },
+  prompt_aborted: { status: 400 },
+  prompt_deadline_exceeded: { status: 504 },
+  branch_while_prompt_active: {
+    status: 409,
+    body: (error) => ({ ...plain(error), sessionId: (error as unknown as { sessionId: string }).sessionId }),
+  },
+  invalid_client_id: {
+    status: 400,
+    body: (error) => {
+      const e = error as InvalidClientIdError;
+      return e.sessionId === undefined
+        ? plain(e)
+        : { error: e.message, code: e.code, sessionId: e.sessionId, clientId: e.clientId };
+    },
+  },
+  invalid_session_scope: { status: 400 },
+  invalid_session_id: { status: 400 },
+  invalid_prompt: { status: 400 },
+  invalid_deadline_ms: { status: 400 },
+  invalid_cwd: { status: 400 },
+  workspace_mismatch: { status: 400 },
+  invalid_branch_name: { status: 400 },
+  invalid_turn_result: { status: 500 },
+  bridge_shutting_down: { status: 503, headers: RETRY_AFTER },
+  invalid_max_queued: { status: 400 },
+  invalid_last_event_id: { status: 400 },
+  subscriber_limit_exceeded: { status: 429, headers: RETRY_AFTER },
+  event_not_serializable: { status: 500 },
+};
+
+function notFound(error: Error & { code: string }): Record<string, unknown> {
+  const { sessionId } = error as SessionNotFoundError;
+  return { error: `No session with id "${sessionId}"`, code: error.code, sessionId };
+}
+
+/** Fastify's own errors: body size, content type, malformed JSON. */
+const FASTIFY_CODES: Record<string, { status: number; message?: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'Request body is too large (limit 10 MB)' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'Unsupported Content-Type; send application/json' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'Invalid Content-Length' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'Invalid JSON in request body' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'Invalid JSON in request body' },
+};
+
+/**
+ * Maps any error to its response. Typed daemon errors go through {@link TABLE}; client
+ * mistakes fastify detects keep their 4xx; anything else is a 500 without internals.
+ */
+export function mapError(error: unknown): MappedError {
+  if (error instanceof HttpError) {
+    const body: Record<string, unknown> = { error: error.message };
+    if (error.code !== undefined) body['code'] = error.code;
+    return { statusCode: error.statusCode, headers: error.headers, body: { ...body, ...error.details } };
+  }
+  if (error instanceof SessionError || error instanceof EventBusError) {
+    const entry = TABLE[error.code];
+    const typed = error as Error & { code: string };
+    return { statusCode: entry.status, headers: entry.headers ?? {}, body: (entry.body ?? plain)(typed) };
+  }
+  const fields = typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : {};
+  const code = typeof fields['code'] === 'string' ? fields['code'] : undefined;
+  const known = code === undefined ? undefined : FASTIFY_CODES[code];
+  if (known) {
+    return {
+      statusCode: known.status,
+      headers: {},
+      body: { error: known.message ?? (error as Error).message },
+    };
+  }
+  const status = fields['statusCode'];
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return { statusCode: status, headers: {}, body: { error: (error as Error).message } };
+  }
+  return { statusCode: 500, headers: {}, body: { error: 'Internal server error' } };
+}

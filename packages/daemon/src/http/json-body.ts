@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import { HttpError } from './http-error.js';
+
+/** Keys dropped from every JSON body (prototype pollution guard, PROTOCOL §1). */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+function reviver(key: string, value: unknown): unknown {
+  return FORBIDDEN_KEYS.has(key) ? undefined : value;
+}
+
+/** Parses JSON text the way every route sees it; an empty body is `undefined`. */
+export function parseJsonBody(text: string): unknown {
+  if (text.trim().length === 0) return undefined;
+  try {
+    return JSON.parse(text, reviver);
+  } catch {
+    throw new HttpError(400, undefined, 'Invalid JSON in request body');
+  }
+}
+
+/** Replaces fastify's JSON parser: malformed → 400, forbidden keys dropped, empty → undefined. */
+export function registerJsonBody(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+}

@@ -1,0 +1,82 @@
+import type { FastifyInstance } from 'fastify';
+import type { Daemon } from '../../daemon.js';
+import { InvalidDeadlineError, InvalidPromptError } from '../../sessions/errors.js';
+import type { ContentBlock } from '../../sessions/agent.js';
+import {
+  assertAdmitting,
+  busOf,
+  clientIdOf,
+  objectBody,
+  registeredClientIdOf,
+  type SessionParams,
+} from '../request-helpers.js';
+
+const MAX_DEADLINE_MS = 2 ** 31 - 1;
+
+function validatePrompt(prompt: unknown): readonly ContentBlock[] {
+  if (!Array.isArray(prompt)) throw new InvalidPromptError(`got ${prompt === null ? 'null' : typeof prompt}`);
+  if (prompt.length === 0) throw new InvalidPromptError('got an empty array');
+  prompt.forEach((block: unknown, index) => {
+    if (typeof block !== 'object' || block === null || Array.isArray(block))
+      throw new InvalidPromptError(`block ${index} is not an object`);
+    if (typeof (block as { type?: unknown }).type !== 'string')
+      throw new InvalidPromptError(`block ${index} has no string "type"`);
+  });
+  return prompt as ContentBlock[];
+}
+
+function validateDeadline(deadlineMs: unknown): number | undefined {
+  if (deadlineMs === undefined || deadlineMs === null) return undefined;
+  if (
+    typeof deadlineMs !== 'number' ||
+    !Number.isInteger(deadlineMs) ||
+    deadlineMs < 1 ||
+    deadlineMs > MAX_DEADLINE_MS
+  )
+    throw new InvalidDeadlineError(deadlineMs, MAX_DEADLINE_MS);
+  return deadlineMs;
+}
+
+/** Prompt admission and the pending-prompt routes of PROTOCOL §5. */
+export function promptRoutes(app: FastifyInstance, daemon: Daemon): void {
+  const { bridge } = daemon;
+
+  app.post<{ Params: SessionParams }>('/session/:id/prompt', async (request, reply) => {
+    // validate body → client id → session lookup → read lastEventId/epoch → admission (BP-6)
+    const body = objectBody(request);
+    const prompt = validatePrompt(body['prompt']);
+    const deadlineMs = validateDeadline(body['deadlineMs']);
+    const clientId = clientIdOf(request);
+    const { id } = request.params;
+    const bus = busOf(daemon, id);
+    assertAdmitting(daemon);
+    const lastEventId = bus.lastEventId;
+    const eventEpoch = bus.epoch;
+    const admission = bridge.sendPrompt(id, prompt, {
+      ...(clientId === undefined ? {} : { clientId }),
+      ...(deadlineMs === undefined ? {} : { deadlineMs }),
+    });
+    return reply.code(202).send({ promptId: admission.promptId, lastEventId, eventEpoch });
+  });
+
+  app.get<{ Params: SessionParams }>('/session/:id/pending-prompts', async (request) => {
+    clientIdOf(request);
+    return { pendingPrompts: bridge.pendingPrompts(request.params.id) };
+  });
+
+  app.delete<{ Params: SessionParams & { promptId: string } }>(
+    '/session/:id/pending-prompts/:promptId',
+    async (request) => {
+      const { id, promptId } = request.params;
+      registeredClientIdOf(daemon, request, id);
+      return { removed: bridge.removePendingPrompt(id, promptId) };
+    },
+  );
+
+  app.post<{ Params: SessionParams }>('/session/:id/cancel', async (request, reply) => {
+    const { id } = request.params;
+    registeredClientIdOf(daemon, request, id);
+    bridge.cancel(id);
+    return reply.code(204).send();
+  });
+}

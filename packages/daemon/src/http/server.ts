@@ -1,0 +1,77 @@
+import type { AddressInfo } from 'node:net';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Daemon } from '../daemon.js';
+import { mapError } from './error-map.js';
+import { registerJsonBody } from './json-body.js';
+import { discoveryRoutes } from './routes/discovery.js';
+import { eventRoutes } from './routes/events.js';
+import { promptRoutes } from './routes/prompts.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { securityGate } from './security.js';
+import { DEFAULT_SSE_HEARTBEAT_MS } from './sse-stream.js';
+
+/** Request bodies larger than this are refused with 413 (PROTOCOL §1). */
+export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+
+/** Options of {@link buildServer}. */
+export interface ServerOptions {
+  /** The hostname the server will bind; decides the Host allowlist and `/health` openness. */
+  hostname: string;
+  /** Bearer token; absent = open (loopback only — the CLI enforces that). */
+  token?: string;
+  requireAuth?: boolean;
+  /** Origins allowed besides the daemon's own loopback origin. */
+  allowOrigins?: readonly string[];
+  /** Interval of the SSE heartbeat comment; default 15 s. */
+  sseHeartbeatMs?: number;
+  /** A pino logger (never given prompt text); default none. */
+  logger?: FastifyBaseLogger;
+}
+
+/**
+ * The daemon's HTTP server: security gates, JSON body handling, the REST + SSE routes of
+ * PROTOCOL §3–§7 and one error mapping. Holds no business logic. Call `listen` on the result.
+ */
+export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInstance {
+  const heartbeatMs = options.sseHeartbeatMs ?? DEFAULT_SSE_HEARTBEAT_MS;
+  if (!Number.isInteger(heartbeatMs) || heartbeatMs < 1)
+    throw new RangeError(`sseHeartbeatMs must be a positive integer, got ${String(heartbeatMs)}`);
+  if (options.token !== undefined && options.token.length === 0)
+    throw new RangeError('token must not be empty; omit it to run without auth on loopback');
+
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT_BYTES,
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: true,
+    ...(options.logger === undefined ? { logger: false } : { loggerInstance: options.logger }),
+  }) as unknown as FastifyInstance;
+
+  const port = (): number => (app.server.address() as AddressInfo | null)?.port ?? 0;
+  app.addHook(
+    'onRequest',
+    securityGate({
+      hostname: options.hostname,
+      port,
+      token: options.token,
+      requireAuth: options.requireAuth ?? false,
+      allowOrigins: options.allowOrigins ?? [],
+    }),
+  );
+  registerJsonBody(app);
+
+  app.setErrorHandler((error, request, reply) => {
+    const mapped = mapError(error);
+    if (mapped.statusCode >= 500 && mapped.body['code'] === undefined)
+      request.log.error({ err: error, route: request.routeOptions.url }, 'request failed');
+    void reply.code(mapped.statusCode).headers(mapped.headers).send(mapped.body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?', 1)[0]} not found` });
+  });
+
+  discoveryRoutes(app, daemon);
+  sessionRoutes(app, daemon);
+  promptRoutes(app, daemon);
+  eventRoutes(app, daemon, heartbeatMs);
+  return app;
+}
