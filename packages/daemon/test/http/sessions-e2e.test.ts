@@ -62,6 +62,7 @@ describe('discovery', () => {
       'health',
       'capabilities',
       'session_create',
+      'session_id_override',
       'session_scope_override',
       'session_prompt',
       'non_blocking_prompt',

@@ -1,11 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { Daemon } from '../../daemon.js';
 
-/** Features this daemon implements, exactly (PROTOCOL §3). */
+/**
+ * Features this daemon implements, exactly (PROTOCOL §3). `session_id_override` is the reference
+ * tag for a caller-chosen `sessionId` on `POST /session` (§4); the official SDK refuses to send
+ * one unless it is advertised.
+ */
 export const FEATURES = [
   'health',
   'capabilities',
   'session_create',
+  'session_id_override',
   'session_scope_override',
   'session_prompt',
   'non_blocking_prompt',
