@@ -3,6 +3,7 @@
 // (figures not written unless `--write` is given as well).
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { benchDaemon } from './daemon.js';
 import { benchJournal } from './journal.js';
 import { benchScheduler } from './scheduler.js';
 
@@ -15,6 +16,8 @@ console.error('scheduler: Sluice vs p-limit vs p-queue …');
 sections.push(['Model scheduler overhead', (await benchScheduler({ quick })).markdown]);
 console.error('journal: SQLite vs in-memory …');
 sections.push(['Recorded calls with the SQLite journal', (await benchJournal({ quick })).markdown]);
+console.error('daemon: sluice serve vs bare node:http …');
+sections.push(['The daemon over HTTP', (await benchDaemon({ quick })).markdown]);
 
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 const body = [

@@ -1,13 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import {
-  EchoProvider,
-  ModelRuntime,
-  OpenAIProvider,
-  SqliteJournal,
-  type Journal,
-  type ModelProvider,
-} from '@sluice/runtime';
+import { EchoProvider, ModelRuntime, SqliteJournal, type Journal, type ModelProvider } from '@sluice/runtime';
 import { z } from 'zod';
 import { ChatAgent } from './agents/chat-agent.js';
 import { EventBus, MAX_RING_SIZE } from './events/index.js';
@@ -241,13 +234,13 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
 }
 
 function buildProvider(config: ResolvedDaemonConfig): ModelProvider {
-  if (config.provider === 'openai') {
-    return new OpenAIProvider({
-      model: config.model!,
-      ...(config.baseURL === undefined ? {} : { baseURL: config.baseURL }),
-      ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
-    });
-  }
+  // `@sluice/runtime/openai` loads the `openai` SDK (~150 modules), so it is not imported here:
+  // the caller builds the provider (the CLI does, see `openAIProvider` in cli/serve.ts).
+  if (config.provider === 'openai')
+    throw new DaemonConfigError(
+      'provider',
+      'provider "openai" must be passed in as parts.provider (OpenAIProvider from @sluice/runtime/openai)',
+    );
   return new EchoProvider({ latencyMs: config.echoDelayMs });
 }
 

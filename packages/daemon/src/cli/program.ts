@@ -61,6 +61,9 @@ export function buildProgram(): Command {
     )
     .addOption(new Option('--max-sessions <n>', 'sessions over all workspaces').argParser(integer(1)))
     .addOption(
+      new Option('--max-sessions-per-workspace <n>', 'sessions in one workspace').argParser(integer(1)),
+    )
+    .addOption(
       new Option('--event-ring-size <n>', 'events kept per session for replay').argParser(
         integer(1, 1_000_000),
       ),

@@ -1,8 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+import type { ModelProvider } from '@sluice/runtime';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { createDaemon, DaemonConfigError, type Daemon, type DaemonConfig } from '../daemon.js';
+import {
+  createDaemon,
+  DaemonConfigError,
+  resolveDaemonConfig,
+  type Daemon,
+  type DaemonConfig,
+} from '../daemon.js';
 import { buildServer } from '../http/server.js';
 import { isLoopbackHost } from '../http/security.js';
 
@@ -17,6 +24,7 @@ const FLAG_OF: Record<string, string> = {
   maxPendingPromptsPerSession: '--max-pending-prompts-per-session',
   promptDeadlineMs: '--prompt-deadline-ms',
   maxSessions: '--max-sessions',
+  maxSessionsPerWorkspace: '--max-sessions-per-workspace',
   eventRingSize: '--event-ring-size',
   modelMaxConcurrency: '--model-max-concurrency',
   modelMaxQueued: '--model-max-queued',
@@ -37,6 +45,7 @@ export interface ServeOptions {
   maxPendingPromptsPerSession: number;
   promptDeadlineMs?: number;
   maxSessions?: number;
+  maxSessionsPerWorkspace?: number;
   eventRingSize?: number;
   modelMaxConcurrency?: number;
   modelMaxQueued?: number;
@@ -84,6 +93,7 @@ function daemonConfig(options: ServeOptions): DaemonConfig {
     ['echoDelayMs', options.echoDelayMs],
     ['promptDeadlineMs', options.promptDeadlineMs],
     ['maxSessions', options.maxSessions],
+    ['maxSessionsPerWorkspace', options.maxSessionsPerWorkspace],
     ['eventRingSize', options.eventRingSize],
     ['modelMaxConcurrency', options.modelMaxConcurrency],
     ['modelMaxQueued', options.modelMaxQueued],
@@ -95,6 +105,20 @@ function daemonConfig(options: ServeOptions): DaemonConfig {
   for (const [key, value] of optional)
     if (value !== undefined) (config as Record<string, unknown>)[key] = value;
   return config;
+}
+
+/**
+ * The OpenAI-compatible provider of `config`, validated first so that a bad flag is named before
+ * anything loads; `@sluice/runtime/openai` (the `openai` SDK, ~150 modules) is imported only here.
+ */
+async function openAIProvider(config: DaemonConfig): Promise<ModelProvider> {
+  const resolved = resolveDaemonConfig(config);
+  const { OpenAIProvider } = await import('@sluice/runtime/openai');
+  return new OpenAIProvider({
+    model: resolved.model!,
+    ...(resolved.baseURL === undefined ? {} : { baseURL: resolved.baseURL }),
+    ...(resolved.apiKey === undefined ? {} : { apiKey: resolved.apiKey }),
+  });
 }
 
 /** A running `sluice serve`. */
@@ -119,7 +143,9 @@ export async function serve(
   }
   let daemon: Daemon;
   try {
-    daemon = createDaemon(daemonConfig(options));
+    const config = daemonConfig(options);
+    const provider = config.provider === 'openai' ? await openAIProvider(config) : undefined;
+    daemon = createDaemon(config, provider === undefined ? {} : { provider });
   } catch (error) {
     if (error instanceof DaemonConfigError)
       throw new StartupError(`${FLAG_OF[error.setting] ?? error.setting}: ${error.message}`);

@@ -14,6 +14,8 @@ describe('sluice serve flags', () => {
     [['--model-max-concurrency', '8', '--model-max-inflight', '4'], '--model-max-inflight'],
     [['--provider', 'openai'], '--model'],
     [['--event-ring-size', '0'], '--event-ring-size'],
+    [['--max-sessions-per-workspace', '0'], '--max-sessions-per-workspace'],
+    [['--provider', 'openai', '--model', 'm', '--base-url', 'ftp://example.com/v1'], '--base-url'],
     [['--allow-origin', 'not a url'], '--allow-origin'],
   ])('%j exits 1 naming %s', async (args, flag) => {
     const result = await runSluice(['serve', '--port', '0', ...args]);
@@ -71,6 +73,26 @@ describe('sluice serve flags', () => {
         maxRequestBytes: 1000,
         defaultTimeoutMs: 5000,
       });
+    } finally {
+      expect(await sluice.stop('SIGTERM')).toBe(0);
+    }
+  });
+
+  test('--max-sessions-per-workspace reaches limits; --provider openai loads its provider on demand', async () => {
+    const sluice = await startSluice([
+      '--max-sessions-per-workspace',
+      '7',
+      '--provider',
+      'openai',
+      '--model',
+      'm-1',
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+    ]);
+    try {
+      const caps = await api(sluice.url, 'GET', '/capabilities');
+      expect(caps.body.limits.maxSessionsPerWorkspace).toBe(7);
+      expect(caps.body.runtime).toEqual({ provider: 'openai', model: 'm-1' });
     } finally {
       expect(await sluice.stop('SIGTERM')).toBe(0);
     }

@@ -1,2 +1,2 @@
 export { EchoProvider, estimateTokens, type EchoProviderOptions } from './echo-provider.js';
-export { OpenAIProvider, ProviderError, type OpenAIProviderOptions } from './openai-provider.js';
+// The OpenAI-compatible provider is exported by `@sluice/runtime/openai` (src/openai.ts) only.

@@ -1,0 +1,3 @@
+// `@sluice/runtime/openai`: the OpenAI-compatible provider on a subpath of its own, so that the
+// main entry does not load the `openai` SDK (about 150 modules) for hosts that never use it.
+export { OpenAIProvider, ProviderError, type OpenAIProviderOptions } from './providers/openai-provider.js';
