@@ -1,18 +1,10 @@
-import type { ModelErrorCode, OverloadCapacity } from '@sluice/protocol';
+import { SluiceError, type ModelErrorCode, type OverloadCapacity } from '@sluice/protocol';
 
 /**
  * Base of every error the model runtime reports. `code` is stable on the wire; `retryable`
  * says whether the same call may succeed if simply tried again later.
  */
-export abstract class ModelRuntimeError extends Error {
-  abstract readonly code: ModelErrorCode;
-  abstract readonly retryable: boolean;
-
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+export abstract class ModelRuntimeError extends SluiceError<ModelErrorCode> {}
 
 /** A capacity of the scheduler was full; nothing was accepted (SCH-14). */
 export class OverloadedError extends ModelRuntimeError {

@@ -1,17 +1,10 @@
+import { SluiceError } from '@sluice/protocol';
 /** Stable codes of the event bus's errors; the HTTP layer maps them in its one table. */
 export type EventBusErrorCode =
   'invalid_max_queued' | 'invalid_last_event_id' | 'subscriber_limit_exceeded' | 'event_not_serializable';
 
 /** Base of every error the event bus throws: a stable `code`, never a message to match. */
-export abstract class EventBusError extends Error {
-  abstract readonly code: EventBusErrorCode;
-  abstract readonly retryable: boolean;
-
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+export abstract class EventBusError extends SluiceError<EventBusErrorCode> {}
 
 /** `maxQueued` of a subscription is not an integer in [min, max] (HTTP `400 invalid_max_queued`). */
 export class InvalidMaxQueuedError extends EventBusError {

@@ -1,17 +1,10 @@
+import { SluiceError } from '@sluice/protocol';
 /** Stable codes of the session store's errors. */
 export type SessionStoreErrorCode =
   'session_store_closed' | 'session_store_schema_too_new' | 'invalid_cursor';
 
 /** Base of every error the session store throws: a stable `code`, never a message to match. */
-export abstract class SessionStoreError extends Error {
-  abstract readonly code: SessionStoreErrorCode;
-  abstract readonly retryable: boolean;
-
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+export abstract class SessionStoreError extends SluiceError<SessionStoreErrorCode> {}
 
 /** A save, load or list on a store that was closed. */
 export class SessionStoreClosedError extends SessionStoreError {

@@ -1,3 +1,4 @@
+import { SluiceError } from '@sluice/protocol';
 /** Stable codes of the session layer's errors; the HTTP and ACP layers map them in one table each. */
 export type SessionErrorCode =
   | 'session_not_found'
@@ -20,15 +21,7 @@ export type SessionErrorCode =
   | 'bridge_shutting_down';
 
 /** Base of every error the session layer throws: a stable `code`, never a message to match. */
-export abstract class SessionError extends Error {
-  abstract readonly code: SessionErrorCode;
-  abstract readonly retryable: boolean;
-
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+export abstract class SessionError extends SluiceError<SessionErrorCode> {}
 
 /** No live session has this id (HTTP `404 session_not_found`). */
 export class SessionNotFoundError extends SessionError {

@@ -1,3 +1,4 @@
+import { SluiceError } from '@sluice/protocol';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -41,7 +42,7 @@ export interface SqliteJournalStats {
 }
 
 /** A journal append that could not be made durable: the transaction or the writer thread failed. */
-export class JournalWriteError extends Error {
+export class JournalWriteError extends SluiceError<'journal_write_failed'> {
   readonly code = 'journal_write_failed';
   readonly retryable = false;
   constructor(
@@ -51,17 +52,15 @@ export class JournalWriteError extends Error {
     options?: ErrorOptions,
   ) {
     super(`Journal "${path}": ${sqliteCode ? `${sqliteCode}: ` : ''}${message}`, options);
-    this.name = 'JournalWriteError';
   }
 }
 
 /** An append or read on a journal that was closed. */
-export class JournalClosedError extends Error {
+export class JournalClosedError extends SluiceError<'journal_closed'> {
   readonly code = 'journal_closed';
   readonly retryable = false;
   constructor(readonly path: string) {
     super(`Journal "${path}" is closed`);
-    this.name = 'JournalClosedError';
   }
 }
 
