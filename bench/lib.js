@@ -32,15 +32,6 @@ export async function closedLoop(total, workers, call) {
   return total / ((performance.now() - start) / 1000);
 }
 
-/** Submits `total` calls at once (a deep backlog) and waits for all; returns calls per second. */
-export async function backlog(total, call) {
-  const start = performance.now();
-  const pending = new Array(total);
-  for (let i = 0; i < total; i++) pending[i] = call();
-  await Promise.all(pending);
-  return total / ((performance.now() - start) / 1000);
-}
-
 /** Measures the event loop's delay while `fn` runs; returns `{ result, p99Ms, maxMs }`. */
 export async function withLoopDelay(fn) {
   const histogram = monitorEventLoopDelay({ resolution: 1 });

@@ -30,35 +30,22 @@ export interface SluiceProcess {
 export async function startSluice(args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<SluiceProcess> {
   assertBuilt();
   const dataDir = mkdtempSync(join(tmpdir(), 'sluice-test-'));
-  const child = spawn(
-    process.execPath,
-    [SLUICE_MAIN, 'serve', '--port', '0', '--data-dir', dataDir, ...args],
-    {
-      env: {
-        ...process.env,
-        SLUICE_TOKEN: undefined,
-        QWEN_SERVER_TOKEN: undefined,
-        SLUICE_LOG_LEVEL: 'warn',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawnCli(['serve', '--port', '0', '--data-dir', dataDir, ...args], env);
   let out = '';
   let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
   const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
   void exited.then(() => rmSync(dataDir, { recursive: true, force: true }));
   const url = await new Promise<string>((resolveUrl, reject) => {
     const onData = (): void => {
       const match = /^sluice listening on (http:\/\/\S+)\n/m.exec(out);
       if (match?.[1]) {
-        child.stdout!.off('data', onData);
+        child.stdout.off('data', onData);
         resolveUrl(match[1]);
       }
     };
-    child.stdout!.on('data', onData);
+    child.stdout.on('data', onData);
     void exited.then((code) =>
       reject(new Error(`sluice exited with ${String(code)} before listening:\n${err}`)),
     );
@@ -78,13 +65,9 @@ export async function startSluice(args: string[] = [], env: NodeJS.ProcessEnv = 
   };
 }
 
-/** Runs the CLI to completion (for flag validation) and returns its exit code and output. */
-export async function runSluice(
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  assertBuilt();
-  const child = spawn(process.execPath, [SLUICE_MAIN, ...args], {
+/** Spawns the compiled CLI with no inherited tokens and quiet logs, its output piped. */
+function spawnCli(args: string[], env: NodeJS.ProcessEnv) {
+  return spawn(process.execPath, [SLUICE_MAIN, ...args], {
     env: {
       ...process.env,
       SLUICE_TOKEN: undefined,
@@ -94,6 +77,15 @@ export async function runSluice(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+/** Runs the CLI to completion (for flag validation) and returns its exit code and output. */
+export async function runSluice(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  assertBuilt();
+  const child = spawnCli(args, env);
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -131,11 +131,6 @@ export class Scheduler {
     else job.listener = listener;
   }
 
-  /** Resolves when `job` holds a slot; rejects with its abort reason if it left the queue. */
-  waitForSlot(job: Job): Promise<void> {
-    return new Promise<void>((granted, left) => this.onSlot(job, { granted, left }));
-  }
-
   /**
    * Stops `job` for `reason` (first reason wins). A queued job leaves the queue at once and
    * enters Cleaning; a running job's signal aborts its provider.
