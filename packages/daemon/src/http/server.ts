@@ -46,7 +46,10 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
     ...(options.logger === undefined ? { logger: false } : { loggerInstance: options.logger }),
   }) as unknown as FastifyInstance;
 
-  const port = (): number => (app.server.address() as AddressInfo | null)?.port ?? 0;
+  // The bound port, read once it is known: the Host gate asks on every request.
+  let boundPort = 0;
+  const port = (): number =>
+    boundPort || (boundPort = (app.server.address() as AddressInfo | null)?.port ?? 0);
   app.addHook(
     'onRequest',
     securityGate({

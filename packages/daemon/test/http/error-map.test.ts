@@ -66,6 +66,11 @@ describe('JSON bodies', () => {
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 
+  test('a forbidden key spelt with \\u escapes is dropped too', () => {
+    const body = parseJsonBody('{"c\\u006fnstructor":1,"a":1}') as Record<string, unknown>;
+    expect(Object.keys(body)).toEqual(['a']);
+  });
+
   test('malformed JSON → 400 Invalid JSON in request body; empty → undefined', () => {
     expect(() => parseJsonBody('{')).toThrow('Invalid JSON in request body');
     expect(mapError(captured(() => parseJsonBody('{')))).toEqual({
