@@ -627,16 +627,16 @@ async function benchStartup({ quick }) {
 // ---------------------------------------------------------------- the section
 
 /** Returns the markdown section and the raw figures. */
-export async function benchDaemon({ quick = false } = {}) {
+export async function benchDaemon({ quick = false, parts = ['503', 'prompts', 'memory', 'startup'] } = {}) {
   const onExit = () => {
     for (const child of children) child.kill('SIGKILL');
   };
   process.once('exit', onExit);
   try {
-    const queueFull = await bench503({ quick });
-    const prompts = await benchPrompts({ quick });
-    const memory = await benchMemory();
-    const startup = await benchStartup({ quick });
+    const queueFull = parts.includes('503') ? await bench503({ quick }) : undefined;
+    const prompts = parts.includes('prompts') ? await benchPrompts({ quick }) : undefined;
+    const memory = parts.includes('memory') ? await benchMemory() : undefined;
+    const startup = parts.includes('startup') ? await benchStartup({ quick }) : undefined;
     const results = { queueFull, prompts, memory, startup };
     return { markdown: render(results), results };
   } finally {
@@ -646,21 +646,28 @@ export async function benchDaemon({ quick = false } = {}) {
 }
 
 function render({ queueFull, prompts, memory, startup }) {
+  const parts = [
+    [
+      `The compiled \`sluice serve\` as a child process on loopback (\`SLUICE_LOG_LEVEL=warn\`, fresh data directory, ` +
+        `\`--drain-timeout-ms 0\`); the load generator runs in the bench process, every server in a child of its own.`,
+    ].join('\n'),
+  ];
+  if (queueFull) parts.push(render503(queueFull));
+  if (prompts) parts.push(renderPrompts(prompts));
+  if (memory) parts.push(renderMemory(memory));
+  if (startup) parts.push(renderStartup(startup));
+  return parts.join('\n\n');
+}
+
+const statusList = (s) =>
+  Object.entries(s)
+    .map(([code, count]) => `${code}: ${fmt(count)}`)
+    .join(', ');
+
+function render503(queueFull) {
   const [bare, ours] = queueFull.results;
   const ratio503 = ours.rate / bare.rate;
-  const statuses = (s) =>
-    Object.entries(s)
-      .map(([code, count]) => `${code}: ${fmt(count)}`)
-      .join(', ');
-  const mib = (kib) => fmt(kib / 1024, 1);
-  const p = prompts.prompts;
-  const h = prompts.health;
-  const errorList = Object.entries(p.errors);
-  const [, bareStart, ourStart] = startup.results;
   return [
-    `The compiled \`sluice serve\` as a child process on loopback (\`SLUICE_LOG_LEVEL=warn\`, fresh data directory, ` +
-      `\`--drain-timeout-ms 0\`); the load generator runs in the bench process, every server in a child of its own.`,
-    '',
     `**\`503 prompt_queue_full\` under load.** A session holds 5 prompts that never finish (\`--echo-delay-ms ${2 ** 31 - 1}\`); ` +
       `autocannon 8 with ${CONNECTIONS} keep-alive connections then POSTs the same prompt for ` +
       `${queueFull.rounds} × ${queueFull.seconds} s per subject (alternating, after ${queueFull.warmSeconds} s of warm-up each). The baseline ` +
@@ -685,7 +692,7 @@ function render({ queueFull, prompts, memory, startup }) {
         `${fmt(r.cpuUsPerRequest)} µs`,
         `${fmt(r.p50Ms)} ms`,
         `${fmt(r.p99Ms)} ms`,
-        statuses(r.statuses),
+        statusList(r.statuses),
         fmt(r.mismatches),
         fmt(r.errors),
       ]),
@@ -697,7 +704,14 @@ function render({ queueFull, prompts, memory, startup }) {
       `**${fmt(bare.cpuUsPerRequest / ours.cpuUsPerRequest, 2)}** of the bare server's work rate. After the load the ` +
       `session still holds ${queueFull.pendingAfter} pending prompts (nothing was admitted). The load generator ` +
       `shares the machine's cores with the server, so the bare figure is bounded by autocannon as much as by the server.`,
-    '',
+  ].join('\n');
+}
+
+function renderPrompts(prompts) {
+  const p = prompts.prompts;
+  const h = prompts.health;
+  const errorList = Object.entries(p.errors);
+  return [
     `**Prompts end to end.** ${SESSIONS} thread sessions, each with its SSE stream open, each running one prompt at a ` +
       `time for ${fmt(prompts.measureMs / 1000)} s (after ${fmt(prompts.warmMs / 1000)} s of warm-up): \`POST /session/:id/prompt\` → its terminal ` +
       `event on the stream; latency = from the POST to the terminal event. Echo model at 0 ms, ` +
@@ -734,7 +748,12 @@ function render({ queueFull, prompts, memory, startup }) {
         ? ', none ended in `turn_error`'
         : `; \`turn_error\`: ${errorList.map(([code, n]) => `${code} × ${fmt(n)}`).join(', ')}`) +
       (p.refused > 0 ? `; ${fmt(p.refused)} POSTs refused.` : '; no POST was refused.'),
-    '',
+  ].join('\n');
+}
+
+function renderMemory(memory) {
+  const mib = (kib) => fmt(kib / 1024, 1);
+  return [
     `**Memory.** VmRSS of the child (\`/proc/<pid>/status\`) 1 s after its first answers, then 1 s after ` +
       `${fmt(IDLE_SESSIONS)} thread sessions were created (8 at a time; \`--max-sessions ${IDLE_SESSIONS}\`, ` +
       `\`--max-sessions-per-workspace ${IDLE_SESSIONS}\`).`,
@@ -751,7 +770,12 @@ function render({ queueFull, prompts, memory, startup }) {
     `Targets: idle ≤ ${TARGET_IDLE_MB} MB — **${mib(memory.idleKiB)} MiB** (${fmt(memory.idleKiB / memory.bareKiB, 1)}× ` +
       `the bare server), ${met(memory.idleKiB / 1024 <= TARGET_IDLE_MB)}; ≤ ${TARGET_SESSION_KB} KB per idle session — ` +
       `**${fmt(memory.perSessionKiB, 1)} KiB**, ${met(memory.perSessionKiB <= TARGET_SESSION_KB)}.`,
-    '',
+  ].join('\n');
+}
+
+function renderStartup(startup) {
+  const [, bareStart, ourStart] = startup.results;
+  return [
     `**Start-up.** From \`spawn\` to the first \`200\` (a fresh connection every 2 ms on a port chosen beforehand; ` +
       `the daemon with a fresh data directory each time). Median of ${startup.rounds} starts per subject, ` +
       `alternating, after one warm-up start each. CPU used = user + system time of the child (all threads) by then.`,

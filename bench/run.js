@@ -8,16 +8,30 @@ import { benchJournal } from './journal.js';
 import { benchScheduler } from './scheduler.js';
 
 const quick = process.argv.includes('--quick');
-const write = !quick || process.argv.includes('--write');
+// `--only=scheduler,journal,daemon` (or a daemon part: `503`, `prompts`, `memory`, `startup`)
+// runs a subset for a quick check; a subset never overwrites BENCHMARKS.md.
+const only = process.argv
+  .find((arg) => arg.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
+const runs = (name) => only === undefined || only.includes(name);
+const write = only === undefined && (!quick || process.argv.includes('--write'));
 
 const sections = [];
 const started = Date.now();
-console.error('scheduler: Sluice vs p-limit vs p-queue …');
-sections.push(['Model scheduler overhead', (await benchScheduler({ quick })).markdown]);
-console.error('journal: SQLite vs in-memory …');
-sections.push(['Recorded calls with the SQLite journal', (await benchJournal({ quick })).markdown]);
-console.error('daemon: sluice serve vs bare node:http …');
-sections.push(['The daemon over HTTP', (await benchDaemon({ quick })).markdown]);
+if (runs('scheduler')) {
+  console.error('scheduler: Sluice vs p-limit vs p-queue …');
+  sections.push(['Model scheduler overhead', (await benchScheduler({ quick })).markdown]);
+}
+if (runs('journal')) {
+  console.error('journal: SQLite vs in-memory …');
+  sections.push(['Recorded calls with the SQLite journal', (await benchJournal({ quick })).markdown]);
+}
+const daemonParts = ['503', 'prompts', 'memory', 'startup'].filter((part) => runs('daemon') || runs(part));
+if (daemonParts.length > 0) {
+  console.error('daemon: sluice serve vs bare node:http …');
+  sections.push(['The daemon over HTTP', (await benchDaemon({ quick, parts: daemonParts })).markdown]);
+}
 
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 const body = [

@@ -1,55 +1,26 @@
 import { mkdirSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { EchoProvider, ModelRuntime, SqliteJournal, type Journal, type ModelProvider } from '@sluice/runtime';
-import { z } from 'zod';
 import { ChatAgent } from './agents/chat-agent.js';
-import { EventBus, MAX_RING_SIZE } from './events/index.js';
+import {
+  DaemonConfigError,
+  resolveDaemonConfig,
+  type DaemonConfig,
+  type ResolvedDaemonConfig,
+} from './config.js';
+import { EventBus } from './events/index.js';
 import type { Agent } from './sessions/agent.js';
 import { SessionBridge } from './sessions/session-bridge.js';
 import { SESSION_EVENT, type SessionEvent, type SessionEventSink } from './sessions/session-events.js';
 import type { SessionStore } from './sessions/session-store.js';
 import { SqliteSessionStore } from './persistence/sqlite-session-store.js';
 
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-const nonNegativeInt = z.number().int().nonnegative();
-const positiveInt = z.number().int().positive();
-
-/** The daemon's configuration as the CLI (or a host) supplies it; validated by {@link resolveDaemonConfig}. */
-const daemonConfigSchema = z.strictObject({
-  /** Absolute root of the served workspace; default the process's cwd. */
-  workspace: z.string().min(1).optional(),
-  /** Directory of the SQLite journal; default `.sluice`. */
-  dataDir: z.string().min(1).default('.sluice'),
-  provider: z.enum(['echo', 'openai']).default('echo'),
-  /** Model name (required for `openai`). */
-  model: z.string().min(1).optional(),
-  /** OpenAI-compatible base URL including `/v1`. */
-  baseURL: z.url({ protocol: /^https?$/ }).optional(),
-  /** API key of the OpenAI-compatible endpoint; default env `OPENAI_API_KEY`. */
-  apiKey: z.string().optional(),
-  /** Simulated latency of the echo model (ms before its first delta). */
-  echoDelayMs: nonNegativeInt.max(MAX_TIMER_MS).default(0),
-  maxPendingPromptsPerSession: nonNegativeInt.default(5),
-  promptDeadlineMs: positiveInt.max(MAX_TIMER_MS).optional(),
-  maxSessions: positiveInt.optional(),
-  maxSessionsPerWorkspace: positiveInt.optional(),
-  eventRingSize: positiveInt.max(MAX_RING_SIZE).default(8000),
-  modelMaxConcurrency: positiveInt.optional(),
-  modelMaxQueued: nonNegativeInt.optional(),
-  modelMaxInflight: positiveInt.optional(),
-  modelMaxRequestBytes: positiveInt.optional(),
-  modelTimeoutMs: positiveInt.max(MAX_TIMER_MS).optional(),
-  /** Terminal events wait at least this long after admission (PROTOCOL §5 client race). */
-  terminalEventDelayMs: nonNegativeInt.max(1000).default(10),
-  /** How long `close()` lets pending prompts finish before cancelling them. */
-  drainTimeoutMs: nonNegativeInt.max(MAX_TIMER_MS).default(10_000),
-});
-
-/** Input of {@link createDaemon}: every field optional, with the documented defaults. */
-export type DaemonConfig = z.input<typeof daemonConfigSchema>;
-/** The validated configuration. */
-export type ResolvedDaemonConfig = z.output<typeof daemonConfigSchema> & { workspace: string };
+export {
+  DaemonConfigError,
+  resolveDaemonConfig,
+  type DaemonConfig,
+  type ResolvedDaemonConfig,
+} from './config.js';
 
 /** Things a test or host may inject instead of what the config builds. */
 export interface DaemonParts {
@@ -58,50 +29,6 @@ export interface DaemonParts {
   agent?: Agent;
   store?: SessionStore;
   onError?: (error: unknown, context: string) => void;
-}
-
-/** An invalid configuration value; the message names the setting and the value. */
-export class DaemonConfigError extends Error {
-  readonly code = 'invalid_config';
-  constructor(
-    readonly setting: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'DaemonConfigError';
-  }
-}
-
-/** Validates `config`, fills in the defaults and throws {@link DaemonConfigError} naming a bad value. */
-export function resolveDaemonConfig(config: DaemonConfig = {}): ResolvedDaemonConfig {
-  const parsed = daemonConfigSchema.safeParse(config);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const setting = issue?.path.join('.') || 'config';
-    const value =
-      issue && issue.path.length > 0 ? (config as Record<string, unknown>)[String(issue.path[0])] : config;
-    throw new DaemonConfigError(
-      setting,
-      `${setting}: ${issue?.message ?? 'invalid'} (got ${JSON.stringify(value) ?? String(value)})`,
-    );
-  }
-  const data = parsed.data;
-  const workspace = data.workspace ?? process.cwd();
-  if (!isAbsolute(workspace))
-    throw new DaemonConfigError(
-      'workspace',
-      `workspace must be an absolute path, got ${JSON.stringify(workspace)}`,
-    );
-  if (data.provider === 'openai' && data.model === undefined)
-    throw new DaemonConfigError('model', 'model is required with provider "openai"');
-  const concurrency = data.modelMaxConcurrency ?? 4;
-  const inflight = data.modelMaxInflight ?? Math.max(64, concurrency);
-  if (inflight < concurrency)
-    throw new DaemonConfigError(
-      'modelMaxInflight',
-      `modelMaxInflight must be at least modelMaxConcurrency (${concurrency}), got ${inflight}`,
-    );
-  return { ...data, workspace: resolve(workspace) };
 }
 
 /**

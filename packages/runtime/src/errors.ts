@@ -18,6 +18,7 @@ export class OverloadedError extends ModelRuntimeError {
       capacity === 'QueueFull'
         ? `Model scheduler queue is full (${limit} waiting); retry later`
         : `Model scheduler in-flight capacity is full (${limit} accepted calls not yet cleaned up); retry later`,
+      { stack: false },
     );
   }
 }

@@ -81,7 +81,7 @@ export class PromptQueueFullError extends SessionError {
     readonly limit: number,
     readonly pendingCount: number,
   ) {
-    super(`Prompt queue full for session "${sessionId}" (${pendingCount}/${limit} pending)`);
+    super(`Prompt queue full for session "${sessionId}" (${pendingCount}/${limit} pending)`, { stack: false });
   }
 }
 

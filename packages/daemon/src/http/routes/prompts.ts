@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Daemon } from '../../daemon.js';
-import { InvalidDeadlineError, InvalidPromptError } from '../../sessions/errors.js';
+import { InvalidDeadlineError, InvalidPromptError, PromptQueueFullError } from '../../sessions/errors.js';
+import type { PromptAdmission } from '../../sessions/session-bridge.js';
+import { mapError } from '../error-map.js';
 import type { ContentBlock } from '../../sessions/agent.js';
 import {
   assertAdmitting,
@@ -41,7 +43,9 @@ function validateDeadline(deadlineMs: unknown): number | undefined {
 export function promptRoutes(app: FastifyInstance, daemon: Daemon): void {
   const { bridge } = daemon;
 
-  app.post<{ Params: SessionParams }>('/session/:id/prompt', async (request, reply) => {
+  // Synchronous on purpose: under overload this route answers 503 at the rate of a bare server,
+  // so the refusal skips the promise wrapper and fastify's error path (SPEC BP-8).
+  app.post<{ Params: SessionParams }>('/session/:id/prompt', (request, reply) => {
     // validate body → client id → session lookup → read lastEventId/epoch → admission (BP-6)
     const body = objectBody(request);
     const prompt = validatePrompt(body['prompt']);
@@ -52,10 +56,17 @@ export function promptRoutes(app: FastifyInstance, daemon: Daemon): void {
     assertAdmitting(daemon);
     const lastEventId = bus.lastEventId;
     const eventEpoch = bus.epoch;
-    const admission = bridge.sendPrompt(id, prompt, {
-      ...(clientId === undefined ? {} : { clientId }),
-      ...(deadlineMs === undefined ? {} : { deadlineMs }),
-    });
+    let admission: PromptAdmission;
+    try {
+      admission = bridge.sendPrompt(id, prompt, {
+        ...(clientId === undefined ? {} : { clientId }),
+        ...(deadlineMs === undefined ? {} : { deadlineMs }),
+      });
+    } catch (error) {
+      if (!(error instanceof PromptQueueFullError)) throw error;
+      const mapped = mapError(error);
+      return reply.code(mapped.statusCode).headers(mapped.headers).send(mapped.body);
+    }
     return reply.code(202).send({ promptId: admission.promptId, lastEventId, eventEpoch });
   });
 

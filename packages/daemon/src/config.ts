@@ -1,0 +1,174 @@
+import { isAbsolute, resolve } from 'node:path';
+import { MAX_RING_SIZE } from './events/index.js';
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The daemon's configuration as the CLI (or a host) supplies it: every field optional, with the
+ * documented defaults. Validated by {@link resolveDaemonConfig}.
+ */
+export interface DaemonConfig {
+  /** Absolute root of the served workspace; default the process's cwd. */
+  workspace?: string;
+  /** Directory of the SQLite journal; default `.sluice`. */
+  dataDir?: string;
+  provider?: 'echo' | 'openai';
+  /** Model name (required for `openai`). */
+  model?: string;
+  /** OpenAI-compatible base URL including `/v1`. */
+  baseURL?: string;
+  /** API key of the OpenAI-compatible endpoint; default env `OPENAI_API_KEY`. */
+  apiKey?: string;
+  /** Simulated latency of the echo model (ms before its first delta); default 0. */
+  echoDelayMs?: number;
+  /** Default 5; 0 = unlimited (SPEC BP-1/2). */
+  maxPendingPromptsPerSession?: number;
+  promptDeadlineMs?: number;
+  maxSessions?: number;
+  maxSessionsPerWorkspace?: number;
+  /** Default 8000. */
+  eventRingSize?: number;
+  modelMaxConcurrency?: number;
+  modelMaxQueued?: number;
+  modelMaxInflight?: number;
+  modelMaxRequestBytes?: number;
+  modelTimeoutMs?: number;
+  /** Terminal events wait at least this long after admission (PROTOCOL §5 client race); default 10. */
+  terminalEventDelayMs?: number;
+  /** How long `close()` lets pending prompts finish before cancelling them; default 10 000. */
+  drainTimeoutMs?: number;
+}
+
+/** The validated configuration, defaults filled in. */
+export type ResolvedDaemonConfig = DaemonConfig &
+  Required<
+    Pick<
+      DaemonConfig,
+      | 'workspace'
+      | 'dataDir'
+      | 'provider'
+      | 'echoDelayMs'
+      | 'maxPendingPromptsPerSession'
+      | 'eventRingSize'
+      | 'terminalEventDelayMs'
+      | 'drainTimeoutMs'
+    >
+  >;
+
+/** An invalid configuration value; the message names the setting and the value. */
+export class DaemonConfigError extends Error {
+  readonly code = 'invalid_config';
+  constructor(
+    readonly setting: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DaemonConfigError';
+  }
+}
+
+type Rule =
+  | { kind: 'int'; min: 0 | 1; max?: number; default?: number }
+  | { kind: 'string'; nonEmpty: boolean; default?: string }
+  | { kind: 'enum'; values: readonly string[]; default: string }
+  | { kind: 'httpUrl' };
+
+const count = (min: 0 | 1, extra: { max?: number; default?: number } = {}): Rule => ({
+  kind: 'int',
+  min,
+  ...extra,
+});
+
+/**
+ * One rule per setting. A table rather than a schema library: the configuration is flat, and
+ * loading one costs start-up time and memory on every start (see docs/decisions/009).
+ */
+const RULES: Record<keyof DaemonConfig, Rule> = {
+  workspace: { kind: 'string', nonEmpty: true },
+  dataDir: { kind: 'string', nonEmpty: true, default: '.sluice' },
+  provider: { kind: 'enum', values: ['echo', 'openai'], default: 'echo' },
+  model: { kind: 'string', nonEmpty: true },
+  baseURL: { kind: 'httpUrl' },
+  apiKey: { kind: 'string', nonEmpty: false },
+  echoDelayMs: count(0, { max: MAX_TIMER_MS, default: 0 }),
+  maxPendingPromptsPerSession: count(0, { default: 5 }),
+  promptDeadlineMs: count(1, { max: MAX_TIMER_MS }),
+  maxSessions: count(1),
+  maxSessionsPerWorkspace: count(1),
+  eventRingSize: count(1, { max: MAX_RING_SIZE, default: 8000 }),
+  modelMaxConcurrency: count(1),
+  modelMaxQueued: count(0),
+  modelMaxInflight: count(1),
+  modelMaxRequestBytes: count(1),
+  modelTimeoutMs: count(1, { max: MAX_TIMER_MS }),
+  terminalEventDelayMs: count(0, { max: 1000, default: 10 }),
+  drainTimeoutMs: count(0, { max: MAX_TIMER_MS, default: 10_000 }),
+};
+
+function describe(value: unknown): string {
+  return typeof value === 'number' || value === null || typeof value === 'boolean'
+    ? String(value)
+    : (JSON.stringify(value) ?? String(value));
+}
+
+/** The reason `value` breaks `rule`, or `undefined` when it is valid. */
+function violation(rule: Rule, value: unknown): string | undefined {
+  switch (rule.kind) {
+    case 'int':
+      if (typeof value !== 'number' || !Number.isInteger(value))
+        return `must be ${rule.min === 0 ? 'a non-negative' : 'a positive'} integer`;
+      if (value < rule.min) return `must be ${rule.min === 0 ? 'non-negative' : 'positive'}`;
+      if (rule.max !== undefined && value > rule.max) return `must be at most ${rule.max}`;
+      return undefined;
+    case 'string':
+      if (typeof value !== 'string') return 'must be a string';
+      return rule.nonEmpty && value.length === 0 ? 'must not be empty' : undefined;
+    case 'enum':
+      return typeof value === 'string' && rule.values.includes(value)
+        ? undefined
+        : `must be one of ${rule.values.map((v) => `"${v}"`).join(', ')}`;
+    case 'httpUrl': {
+      if (typeof value !== 'string' || !URL.canParse(value)) return 'must be a URL';
+      const { protocol } = new URL(value);
+      return protocol === 'http:' || protocol === 'https:' ? undefined : 'must be an http(s) URL';
+    }
+  }
+}
+
+/** Validates `config`, fills in the defaults and throws {@link DaemonConfigError} naming a bad value. */
+export function resolveDaemonConfig(config: DaemonConfig = {}): ResolvedDaemonConfig {
+  if (typeof config !== 'object' || config === null || Array.isArray(config))
+    throw new DaemonConfigError('config', `config must be an object, got ${describe(config)}`);
+  const resolved: Record<string, unknown> = {};
+  for (const [setting, value] of Object.entries(config)) {
+    const rule = (RULES as Record<string, Rule | undefined>)[setting];
+    if (rule === undefined)
+      throw new DaemonConfigError(setting, `${setting}: unknown setting (got ${describe(value)})`);
+    if (value === undefined) continue;
+    const reason = violation(rule, value);
+    if (reason !== undefined)
+      throw new DaemonConfigError(setting, `${setting}: ${reason} (got ${describe(value)})`);
+    resolved[setting] = value;
+  }
+  for (const [setting, rule] of Object.entries(RULES))
+    if (resolved[setting] === undefined && 'default' in rule && rule.default !== undefined)
+      resolved[setting] = rule.default;
+  const data = resolved as unknown as Omit<ResolvedDaemonConfig, 'workspace'> & { workspace?: string };
+
+  const workspace = data.workspace ?? process.cwd();
+  if (!isAbsolute(workspace))
+    throw new DaemonConfigError(
+      'workspace',
+      `workspace must be an absolute path, got ${JSON.stringify(workspace)}`,
+    );
+  if (data.provider === 'openai' && data.model === undefined)
+    throw new DaemonConfigError('model', 'model is required with provider "openai"');
+  const concurrency = data.modelMaxConcurrency ?? 4;
+  const inflight = data.modelMaxInflight ?? Math.max(64, concurrency);
+  if (inflight < concurrency)
+    throw new DaemonConfigError(
+      'modelMaxInflight',
+      `modelMaxInflight must be at least modelMaxConcurrency (${concurrency}), got ${inflight}`,
+    );
+  return { ...data, workspace: resolve(workspace) };
+}
