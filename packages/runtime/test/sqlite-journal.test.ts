@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { JournalRecord, ModelRequestRecord, ModelResultRecord } from '../src/journal/records.js';
 import { JournalClosedError, JournalWriteError, SqliteJournal } from '../src/journal/sqlite-journal.js';
 import type { SqliteJournalOptions } from '../src/journal/sqlite-journal.js';
@@ -226,11 +226,28 @@ describe('SqliteJournal', () => {
   test('when the writer thread dies, outstanding and later appends reject', async () => {
     const journal = open();
     const outstanding = journal.append(request('call-1'));
-    await (journal as unknown as { worker: Worker }).worker.terminate();
+    const writer = (): Worker | undefined => (journal as unknown as { worker?: Worker }).worker;
+    await vi.waitFor(() => expect(writer()).toBeDefined());
+    await writer()!.terminate();
     await expect(outstanding).rejects.toThrow(/writer thread exited with code \d+/);
     await expect(journal.append(request('call-2'))).rejects.toBeInstanceOf(JournalWriteError);
     expect(journal.stats().recordsOutstanding).toBe(0);
     await journal.close();
+  });
+
+  test('an idle journal starts no writer thread until its first record; closing it then is clean', async () => {
+    const idle = open();
+    const writer = (j: SqliteJournal): Worker | undefined => (j as unknown as { worker?: Worker }).worker;
+    expect(idle.count()).toBe(0);
+    expect(writer(idle)).toBeUndefined();
+    await idle.close();
+    expect(writer(idle)).toBeUndefined();
+
+    const used = open();
+    await used.append(request('call-1'));
+    expect(writer(used)).toBeDefined();
+    expect(used.count()).toBe(1);
+    await used.close();
   });
 
   test('options are validated with the value in the message', () => {

@@ -86,6 +86,16 @@ type WriterReply =
   | { type: 'failed'; message: string; sqliteCode: string | undefined }
   | { type: 'closed'; message: string | undefined };
 
+/** What the writer thread is started with (its `workerData`). */
+interface WriterSettings {
+  path: string;
+  synchronous: 'NORMAL' | 'FULL';
+  busyTimeoutMs: number;
+  walAutocheckpointPages: number;
+  walSizeLimitBytes: number;
+  idleCheckpointMs: number;
+}
+
 const DEFAULT_MAX_BATCH_RECORDS = 2048;
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 const DEFAULT_CONFIRM_SLICE_RECORDS = 64;
@@ -108,7 +118,9 @@ export class SqliteJournal implements Journal {
 
   private readonly maxBatchRecords: number;
   private readonly confirmSliceRecords: number;
-  private readonly worker: Worker;
+  /** The writer thread, started by the first batch: an idle journal costs no thread (~10 MiB). */
+  private worker: Worker | undefined;
+  private readonly workerData: WriterSettings;
   private readonly reader: Database.Database;
   private readonly selectByCall: Database.Statement<[string], string>;
   private readonly selectByTask: Database.Statement<[string, string], string>;
@@ -128,7 +140,7 @@ export class SqliteJournal implements Journal {
   private closing: Promise<void> | undefined;
   private onIdle: (() => void) | undefined;
   private closeReply: { message: string | undefined } | undefined;
-  private readonly exited: Promise<number>;
+  private exited: Promise<number> | undefined;
   private readonly counters = {
     batchesCommitted: 0,
     recordsCommitted: 0,
@@ -193,38 +205,42 @@ export class SqliteJournal implements Journal {
         )
         .pluck();
       this.selectCount = this.reader.prepare<[], number>('SELECT count(*) FROM journal_records').pluck();
-
-      this.worker = new Worker(new URL('./sqlite-journal-worker.js', import.meta.url), {
-        workerData: {
-          path: this.path,
-          synchronous,
-          busyTimeoutMs,
-          walAutocheckpointPages,
-          walSizeLimitBytes,
-          idleCheckpointMs,
-        },
-      });
     } catch (error) {
       this.reader.close();
       throw error;
     }
-    this.worker.on('message', (reply: WriterReply) => this.onReply(reply));
-    this.worker.on('error', (error) =>
+    this.workerData = {
+      path: this.path,
+      synchronous,
+      busyTimeoutMs,
+      walAutocheckpointPages,
+      walSizeLimitBytes,
+      idleCheckpointMs,
+    };
+  }
+
+  /** The writer thread, started on first use. */
+  private writer(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(new URL('./sqlite-journal-worker.js', import.meta.url), {
+      workerData: this.workerData,
+    });
+    this.worker = worker;
+    worker.on('message', (reply: WriterReply) => this.onReply(reply));
+    worker.on('error', (error) =>
       this.fail(this.writerError(`writer thread failed: ${error.message}`, error)),
     );
-    this.worker.on('messageerror', (error) =>
+    worker.on('messageerror', (error) =>
       this.fail(this.writerError(`writer reply could not be read: ${error.message}`, error)),
     );
     this.exited = new Promise((resolve) => {
-      this.worker.once('exit', (code) => {
+      worker.once('exit', (code) => {
         if (!this.stopping || code !== 0)
           this.fail(this.writerError(`writer thread exited with code ${code}`));
         resolve(code);
       });
     });
-    // After the listeners: attaching a 'message' listener refs the worker again. An idle
-    // journal must not keep the process alive; a batch in flight does (see sendNext).
-    this.worker.unref();
+    return worker;
   }
 
   /**
@@ -301,14 +317,16 @@ export class SqliteJournal implements Journal {
     if (this.inflight || this.failure) return;
     const batch = this.full.dequeue() ?? this.takeFilling();
     if (!batch) {
-      this.worker.unref();
+      // An idle journal must not keep the process alive; a batch in flight does.
+      this.worker?.unref();
       this.checkIdle();
       return;
     }
     this.inflight = batch;
-    this.worker.ref();
     try {
-      this.worker.postMessage({ type: 'commit', bodies: batch.bodies });
+      const worker = this.writer();
+      worker.ref();
+      worker.postMessage({ type: 'commit', bodies: batch.bodies });
       batch.bodies = []; // the writer has its copy; don't keep the bodies alive until the ack
     } catch (error) {
       this.fail(this.writerError('batch could not be sent to the writer thread', error));
@@ -394,7 +412,7 @@ export class SqliteJournal implements Journal {
         slice.reject(error);
       }
     }
-    this.worker.terminate().then(noop, noop);
+    this.worker?.terminate().then(noop, noop);
     this.checkIdle();
   }
 
@@ -409,6 +427,7 @@ export class SqliteJournal implements Journal {
     this.reader.close();
     // The writer closes last, so its close checkpoints the WAL back into the database file.
     const failedBefore = this.failure;
+    if (!this.worker) return; // nothing was ever written: no writer to close
     if (!failedBefore) {
       this.stopping = true;
       this.worker.ref();
