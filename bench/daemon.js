@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fmt, table } from './lib.js';
 
-const MAIN = fileURLToPath(new URL('../packages/daemon/dist/cli/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../packages/daemon/dist/bundle/sluice.js', import.meta.url));
 const PROMPT_BODY = JSON.stringify({ prompt: [{ type: 'text', text: 'ping' }] });
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const CONNECTIONS = 50;

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The compiled CLI; tests never build it themselves (`npm test` runs `tsc -b` first). */
-export const SLUICE_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../../dist/cli/main.js');
+/** The bundled CLI, as `npm start` and the `sluice` bin run it; `npm test` builds it first. */
+export const SLUICE_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../../dist/bundle/sluice.js');
 
 function assertBuilt(): void {
   if (!existsSync(SLUICE_MAIN))
@@ -26,7 +26,7 @@ export interface SluiceProcess {
   readonly exited: Promise<number | null>;
 }
 
-/** Starts `node dist/cli/main.js serve --port 0 --data-dir <tmp> ...args` and waits for its listening line. */
+/** Starts `node dist/bundle/sluice.js serve --port 0 --data-dir <tmp> ...args` and waits for its listening line. */
 export async function startSluice(args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<SluiceProcess> {
   assertBuilt();
   const dataDir = mkdtempSync(join(tmpdir(), 'sluice-test-'));
