@@ -81,7 +81,9 @@ export class PromptQueueFullError extends SessionError {
     readonly limit: number,
     readonly pendingCount: number,
   ) {
-    super(`Prompt queue full for session "${sessionId}" (${pendingCount}/${limit} pending)`, { stack: false });
+    super(`Prompt queue full for session "${sessionId}" (${pendingCount}/${limit} pending)`, {
+      stack: false,
+    });
   }
 }
 
