@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ChatAgent } from './agents/chat-agent.js';
 import { EventBus, MAX_RING_SIZE } from './events/index.js';
 import type { Agent } from './sessions/agent.js';
+import { PermissionBroker, withPermissions } from './permissions/index.js';
 import { SessionBridge } from './sessions/session-bridge.js';
 import { SESSION_EVENT, type SessionEvent, type SessionEventSink } from './sessions/session-events.js';
 import type { SessionStore } from './sessions/session-store.js';
@@ -42,6 +43,8 @@ const daemonConfigSchema = z.strictObject({
   modelTimeoutMs: positiveInt.max(MAX_TIMER_MS).optional(),
   /** Terminal events wait at least this long after admission (PROTOCOL §5 client race). */
   terminalEventDelayMs: nonNegativeInt.max(1000).default(10),
+  /** An unanswered permission request picks a reject option after this long; `0` = never (PROTOCOL §7). */
+  permissionResponseTimeoutMs: nonNegativeInt.max(MAX_TIMER_MS).default(300_000),
   /** How long `close()` lets pending prompts finish before cancelling them. */
   drainTimeoutMs: nonNegativeInt.max(MAX_TIMER_MS).default(10_000),
 });
@@ -130,6 +133,11 @@ export class SessionBuses implements SessionEventSink {
     return this.buses.size;
   }
 
+  /** Whether the session has a bus now (made on first use, dropped after `session_closed`). */
+  has(sessionId: string): boolean {
+    return this.buses.has(sessionId);
+  }
+
   publish(sessionId: string, event: SessionEvent): void {
     const bus = this.busFor(sessionId);
     bus.publish(event);
@@ -152,6 +160,8 @@ export interface Daemon {
   readonly runtime: ModelRuntime;
   readonly bridge: SessionBridge;
   readonly buses: SessionBuses;
+  /** Permission requests of running turns and their votes (PROTOCOL §7). */
+  readonly permissions: PermissionBroker;
   readonly journal: Journal;
   /** True once `close()` was called: no new sessions or prompts are admitted. */
   readonly draining: boolean;
@@ -194,9 +204,18 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     throw error;
   }
   const chatAgent = parts.agent === undefined ? new ChatAgent({ runtime, model: resolved.model }) : undefined;
-  const agent = parts.agent ?? chatAgent!;
   const buses = new SessionBuses(resolved.eventRingSize, (sessionId) => chatAgent?.forgetSession(sessionId));
-  const bridge = new SessionBridge({
+  // The broker publishes on live sessions only: a late vote must not open a bus for a closed one.
+  const permissions = new PermissionBroker({
+    responseTimeoutMs: resolved.permissionResponseTimeoutMs,
+    events: {
+      publish: (sessionId, event) => {
+        if (buses.has(sessionId) || isOpen(bridge, sessionId)) buses.publish(sessionId, event);
+      },
+    },
+  });
+  const agent = withPermissions(parts.agent ?? chatAgent!, permissions);
+  const bridge: SessionBridge = new SessionBridge({
     agent,
     events: buses,
     store,
@@ -225,6 +244,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     runtime,
     bridge,
     buses,
+    permissions,
     journal: ownedJournal,
     get draining() {
       return draining;
@@ -242,6 +262,15 @@ function buildProvider(config: ResolvedDaemonConfig): ModelProvider {
       'provider "openai" must be passed in as parts.provider (OpenAIProvider from @sluice/runtime/openai)',
     );
   return new EchoProvider({ latencyMs: config.echoDelayMs });
+}
+
+function isOpen(bridge: SessionBridge, sessionId: string): boolean {
+  try {
+    bridge.status(sessionId);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Resolves once no prompt is pending, or after `timeoutMs`. */

@@ -102,6 +102,12 @@ export function buildProgram(): Command {
         integer(0, 2 ** 31 - 1),
       ),
     )
+    .addOption(
+      new Option(
+        '--permission-response-timeout-ms <ms>',
+        'an unanswered permission request picks a reject option after this long (0 = never; default 300000)',
+      ).argParser(integer(0, 2 ** 31 - 1)),
+    )
     .action(async (options: ServeOptions) => {
       // Handlers first: a signal may arrive the instant the listening line is out.
       let running: RunningServer | undefined;

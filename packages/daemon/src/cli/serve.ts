@@ -32,6 +32,7 @@ const FLAG_OF: Record<string, string> = {
   modelMaxRequestBytes: '--model-max-request-bytes',
   modelTimeoutMs: '--model-timeout-ms',
   drainTimeoutMs: '--drain-timeout-ms',
+  permissionResponseTimeoutMs: '--permission-response-timeout-ms',
 };
 
 /** Parsed options of `sluice serve`. */
@@ -59,6 +60,7 @@ export interface ServeOptions {
   dataDir: string;
   sseHeartbeatMs?: number;
   drainTimeoutMs?: number;
+  permissionResponseTimeoutMs?: number;
 }
 
 /** Thrown for a start-up refusal; the CLI prints the message and exits 1. */
@@ -101,6 +103,7 @@ function daemonConfig(options: ServeOptions): DaemonConfig {
     ['modelMaxRequestBytes', options.modelMaxRequestBytes],
     ['modelTimeoutMs', options.modelTimeoutMs],
     ['drainTimeoutMs', options.drainTimeoutMs],
+    ['permissionResponseTimeoutMs', options.permissionResponseTimeoutMs],
   ];
   for (const [key, value] of optional)
     if (value !== undefined) (config as Record<string, unknown>)[key] = value;

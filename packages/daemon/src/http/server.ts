@@ -5,6 +5,7 @@ import { mapError } from './error-map.js';
 import { registerJsonBody } from './json-body.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { eventRoutes } from './routes/events.js';
+import { permissionRoutes } from './routes/permissions.js';
 import { promptRoutes } from './routes/prompts.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { securityGate } from './security.js';
@@ -76,5 +77,6 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   sessionRoutes(app, daemon);
   promptRoutes(app, daemon);
   eventRoutes(app, daemon, heartbeatMs);
+  permissionRoutes(app, daemon);
   return app;
 }
