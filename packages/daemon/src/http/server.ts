@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Daemon } from '../daemon.js';
 import { mapError } from './error-map.js';
 import { registerJsonBody } from './json-body.js';
+import { acpRoutes } from './routes/acp.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { eventRoutes } from './routes/events.js';
 import { permissionRoutes } from './routes/permissions.js';
@@ -78,5 +79,6 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   promptRoutes(app, daemon);
   eventRoutes(app, daemon, heartbeatMs);
   permissionRoutes(app, daemon);
+  acpRoutes(app, daemon, heartbeatMs);
   return app;
 }

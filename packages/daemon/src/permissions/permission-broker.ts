@@ -135,6 +135,11 @@ export class PermissionBroker {
     return this.open.has(requestId);
   }
 
+  /** The session an open request belongs to. */
+  sessionOf(requestId: string): string | undefined {
+    return this.open.get(requestId)?.sessionId;
+  }
+
   /** The session's open requests, oldest first. */
   openFor(sessionId: string): OpenPermissionInfo[] {
     const result: OpenPermissionInfo[] = [];

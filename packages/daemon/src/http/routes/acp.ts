@@ -1,0 +1,237 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { AnyMessage } from '@agentclientprotocol/sdk';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AcpHttpRegistry, type AcpHttpRegistryOptions } from '../../acp/http/acp-http-registry.js';
+import { writeAcpSse } from '../../acp/http/sse-writer.js';
+import { RPC_CODE } from '../../acp/rpc-errors.js';
+import type { Daemon } from '../../daemon.js';
+import {
+  InvalidLastEventIdError,
+  InvalidMaxQueuedError,
+  MAX_MAX_QUEUED,
+  MIN_MAX_QUEUED,
+} from '../../events/index.js';
+import { HttpError } from '../http-error.js';
+import { parseJsonBody } from '../json-body.js';
+
+/** Header naming the ACP connection (PROTOCOL §8). */
+export const ACP_CONNECTION_HEADER = 'acp-connection-id';
+/** Header naming the session a message or stream belongs to. */
+export const ACP_SESSION_HEADER = 'acp-session-id';
+
+type JsonRpcId = string | number | null;
+
+function rpcError(id: JsonRpcId, code: number, message: string, data?: Record<string, unknown>) {
+  return { jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } };
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  const text = Array.isArray(value) ? value[0] : value;
+  return text === undefined || text.length === 0 ? undefined : text;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isId(value: unknown): value is JsonRpcId {
+  return value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** The body as one JSON-RPC 2.0 message, or `undefined` when it is not one. */
+function asMessage(value: Record<string, unknown>): AnyMessage | undefined {
+  if (value['jsonrpc'] !== '2.0') return undefined;
+  if ('method' in value) {
+    if (typeof value['method'] !== 'string' || value['method'].length === 0) return undefined;
+    if ('id' in value && !isId(value['id'])) return undefined;
+    return value as unknown as AnyMessage;
+  }
+  if (!isId(value['id'])) return undefined;
+  if ('result' in value === 'error' in value) return undefined;
+  return value as unknown as AnyMessage;
+}
+
+function parseEventId(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  if (!Number.isSafeInteger(value)) throw new InvalidLastEventIdError(raw);
+  return value;
+}
+
+function parseMaxQueued(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(value)) throw new InvalidMaxQueuedError(raw, MIN_MAX_QUEUED, MAX_MAX_QUEUED);
+  return value;
+}
+
+function isJson(contentType: string | undefined): boolean {
+  return contentType?.split(';', 1)[0]?.trim().toLowerCase() === 'application/json';
+}
+
+function connectionOf(registry: AcpHttpRegistry, request: FastifyRequest) {
+  const id = header(request, ACP_CONNECTION_HEADER);
+  if (id === undefined)
+    throw new HttpError(400, 'acp_connection_id_required', 'Missing Acp-Connection-Id header');
+  const connection = registry.get(id);
+  if (connection === undefined)
+    throw new HttpError(404, 'acp_connection_not_found', `No ACP connection with id "${id}"`, {
+      connectionId: id,
+    });
+  return connection;
+}
+
+/**
+ * ACP over HTTP (PROTOCOL §8) on `/acp`: `POST` one JSON-RPC message (`initialize` → `200`
+ * inline + `Acp-Connection-Id`; anything else → `202`, answered on a stream), `GET` the
+ * connection or session SSE stream, `DELETE` the connection. Behind the same security gates
+ * as every route (the root `onRequest` hook).
+ */
+export function acpRoutes(
+  app: FastifyInstance,
+  daemon: Daemon,
+  heartbeatMs: number,
+  options: Partial<AcpHttpRegistryOptions> = {},
+): AcpHttpRegistry {
+  const registry = new AcpHttpRegistry(daemon, {
+    log: (error, context) => app.log.error({ err: error, context }, 'acp request failed'),
+    ...options,
+  });
+  app.addHook('preClose', async () => registry.closeAll());
+
+  void app.register(async (scope) => {
+    // JSON-RPC answers a malformed body itself (-32700), so this scope takes the raw text.
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
+      done(null, body),
+    );
+
+    scope.post('/acp', async (request, reply) => {
+      if (!isJson(request.headers['content-type']))
+        throw new HttpError(415, 'unsupported_media_type', 'POST /acp takes Content-Type: application/json');
+      let parsed: unknown;
+      try {
+        parsed = parseJsonBody(typeof request.body === 'string' ? request.body : '');
+      } catch {
+        return reply.code(400).send(rpcError(null, RPC_CODE.parseError, 'Parse error'));
+      }
+      if (Array.isArray(parsed))
+        return reply
+          .code(501)
+          .send(rpcError(null, RPC_CODE.invalidRequest, 'JSON-RPC batches are not supported'));
+      const message = isRecord(parsed) ? asMessage(parsed) : undefined;
+      if (message === undefined) {
+        const id = isRecord(parsed) && isId(parsed['id']) ? parsed['id'] : null;
+        return reply
+          .code(400)
+          .send(rpcError(id, RPC_CODE.invalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message'));
+      }
+      if ('method' in message && message.method === 'initialize' && 'id' in message)
+        return initialize(reply, message as AnyMessage & { id: JsonRpcId });
+
+      const connection = connectionOf(registry, request);
+      const sessionHeader = header(request, ACP_SESSION_HEADER);
+      const paramsSession =
+        'method' in message ? (message.params as { sessionId?: unknown } | undefined)?.sessionId : undefined;
+      if (sessionHeader !== undefined && typeof paramsSession === 'string' && paramsSession !== sessionHeader)
+        throw new HttpError(400, 'acp_session_mismatch', 'Acp-Session-Id does not match params.sessionId', {
+          sessionId: sessionHeader,
+        });
+      if ('method' in message && 'id' in message && connection.atCapacity)
+        throw new HttpError(
+          429,
+          'acp_too_many_requests',
+          'Too many ACP requests in flight on this connection; read the streams and retry',
+          {},
+          { 'Retry-After': '1' },
+        );
+      connection.touch();
+      connection.link.receive(message);
+      return reply.code(202).send();
+    });
+
+    const initialize = async (reply: FastifyReply, message: AnyMessage & { id: JsonRpcId }) => {
+      if (daemon.draining)
+        return reply
+          .code(503)
+          .header('Retry-After', '5')
+          .send(
+            rpcError(message.id, RPC_CODE.internalError, 'The daemon is shutting down', {
+              errorKind: 'daemon_shutting_down',
+              httpStatus: 503,
+            }),
+          );
+      const connection = registry.create();
+      if (connection === undefined)
+        return reply
+          .code(503)
+          .header('Retry-After', '5')
+          .send(
+            rpcError(message.id, RPC_CODE.internalError, 'Too many ACP connections; retry later', {
+              errorKind: 'acp_connection_limit_exceeded',
+              limit: registry.maxConnections,
+              httpStatus: 503,
+            }),
+          );
+      const response = await connection.link.call(message);
+      if ('error' in response) {
+        registry.close(connection.id);
+        return reply.code(400).send(response);
+      }
+      return reply.code(200).header('Acp-Connection-Id', connection.id).send(response);
+    };
+
+    scope.get<{ Querystring: { maxQueued?: string } }>('/acp', async (request, reply) => {
+      const accept = request.headers.accept ?? '';
+      if (!accept.toLowerCase().includes('text/event-stream'))
+        throw new HttpError(406, 'not_acceptable', 'GET /acp streams events: send Accept: text/event-stream');
+      const connection = connectionOf(registry, request);
+      const sessionId = header(request, ACP_SESSION_HEADER);
+      const headers = reply.getHeaders() as OutgoingHttpHeaders;
+      if (sessionId === undefined) {
+        const merger = connection.takeConnectionStream();
+        if (merger === undefined)
+          throw new HttpError(409, 'acp_stream_active', 'The connection stream already has a reader');
+        reply.hijack();
+        writeAcpSse(request.raw, reply.raw, merger, {
+          heartbeatMs,
+          headers,
+          onEnd: () => connection.releaseConnectionStream(),
+        });
+        return;
+      }
+      const lastEventId = parseEventId(header(request, 'last-event-id'));
+      const epoch = header(request, 'x-qwen-event-epoch');
+      const maxQueued = parseMaxQueued(request.query.maxQueued);
+      const opened = connection.openSessionStream(sessionId, {
+        ...(lastEventId === undefined ? {} : { lastEventId }),
+        ...(epoch === undefined ? {} : { epoch }),
+        ...(maxQueued === undefined ? {} : { maxQueued }),
+      });
+      if (opened === null)
+        throw new HttpError(
+          429,
+          'acp_session_stream_limit_exceeded',
+          'Too many session streams on this connection',
+          {},
+          {
+            'Retry-After': '5',
+          },
+        );
+      reply.hijack();
+      writeAcpSse(request.raw, reply.raw, opened.merger, {
+        heartbeatMs,
+        headers: opened.epoch === undefined ? headers : { ...headers, 'X-Qwen-Event-Epoch': opened.epoch },
+        onEnd: () => connection.releaseSessionStream(sessionId, opened.merger),
+      });
+    });
+
+    scope.delete('/acp', async (request, reply) => {
+      const connection = connectionOf(registry, request);
+      registry.close(connection.id);
+      return reply.code(202).send();
+    });
+  });
+  return registry;
+}
