@@ -82,7 +82,7 @@ export function resolveToken(flag: string | undefined, env: NodeJS.ProcessEnv): 
   return undefined;
 }
 
-function daemonConfig(options: ServeOptions): DaemonConfig {
+function daemonConfig(options: Omit<ServeOptions, 'port' | 'hostname'>): DaemonConfig {
   const config: DaemonConfig = {
     workspace: resolve(options.workspace ?? process.cwd()),
     dataDir: options.dataDir,
@@ -124,6 +124,20 @@ async function openAIProvider(config: DaemonConfig): Promise<ModelProvider> {
   });
 }
 
+/** The daemon the flags describe; a bad flag becomes a {@link StartupError} naming it. */
+export async function daemonFromFlags(options: Omit<ServeOptions, 'port' | 'hostname'>): Promise<Daemon> {
+  try {
+    const config = daemonConfig(options);
+    const provider = config.provider === 'openai' ? await openAIProvider(config) : undefined;
+    return createDaemon(config, provider === undefined ? {} : { provider });
+  } catch (error) {
+    if (error instanceof DaemonConfigError)
+      throw new StartupError(`${FLAG_OF[error.setting] ?? error.setting}: ${error.message}`);
+    if (error instanceof RangeError || error instanceof TypeError) throw new StartupError(error.message);
+    throw error;
+  }
+}
+
 /** A running `sluice serve`. */
 export interface RunningServer {
   daemon: Daemon;
@@ -144,17 +158,7 @@ export async function serve(
     token = randomBytes(32).toString('base64url');
     process.stderr.write(`sluice: no token given; generated bearer token: ${token}\n`);
   }
-  let daemon: Daemon;
-  try {
-    const config = daemonConfig(options);
-    const provider = config.provider === 'openai' ? await openAIProvider(config) : undefined;
-    daemon = createDaemon(config, provider === undefined ? {} : { provider });
-  } catch (error) {
-    if (error instanceof DaemonConfigError)
-      throw new StartupError(`${FLAG_OF[error.setting] ?? error.setting}: ${error.message}`);
-    if (error instanceof RangeError || error instanceof TypeError) throw new StartupError(error.message);
-    throw error;
-  }
+  const daemon = await daemonFromFlags(options);
   const logger = pino(
     { level: env['SLUICE_LOG_LEVEL'] ?? 'info', base: { name: 'sluice' } },
     pino.destination(2),

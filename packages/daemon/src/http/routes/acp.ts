@@ -1,8 +1,9 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { AnyMessage } from '@agentclientprotocol/sdk';
+import type { AnyMessage, JsonRpcId } from '@agentclientprotocol/sdk';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AcpHttpRegistry, type AcpHttpRegistryOptions } from '../../acp/http/acp-http-registry.js';
 import { writeAcpSse } from '../../acp/http/sse-writer.js';
+import { asJsonRpcMessage, idOf, rpcErrorResponse as rpcError } from '../../acp/json-rpc-message.js';
 import { RPC_CODE } from '../../acp/rpc-errors.js';
 import type { Daemon } from '../../daemon.js';
 import {
@@ -19,37 +20,10 @@ export const ACP_CONNECTION_HEADER = 'acp-connection-id';
 /** Header naming the session a message or stream belongs to. */
 export const ACP_SESSION_HEADER = 'acp-session-id';
 
-type JsonRpcId = string | number | null;
-
-function rpcError(id: JsonRpcId, code: number, message: string, data?: Record<string, unknown>) {
-  return { jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } };
-}
-
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   const text = Array.isArray(value) ? value[0] : value;
   return text === undefined || text.length === 0 ? undefined : text;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isId(value: unknown): value is JsonRpcId {
-  return value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
-}
-
-/** The body as one JSON-RPC 2.0 message, or `undefined` when it is not one. */
-function asMessage(value: Record<string, unknown>): AnyMessage | undefined {
-  if (value['jsonrpc'] !== '2.0') return undefined;
-  if ('method' in value) {
-    if (typeof value['method'] !== 'string' || value['method'].length === 0) return undefined;
-    if ('id' in value && !isId(value['id'])) return undefined;
-    return value as unknown as AnyMessage;
-  }
-  if (!isId(value['id'])) return undefined;
-  if ('result' in value === 'error' in value) return undefined;
-  return value as unknown as AnyMessage;
 }
 
 function parseEventId(raw: string | undefined): number | undefined {
@@ -120,9 +94,9 @@ export function acpRoutes(
         return reply
           .code(501)
           .send(rpcError(null, RPC_CODE.invalidRequest, 'JSON-RPC batches are not supported'));
-      const message = isRecord(parsed) ? asMessage(parsed) : undefined;
+      const message = asJsonRpcMessage(parsed);
       if (message === undefined) {
-        const id = isRecord(parsed) && isId(parsed['id']) ? parsed['id'] : null;
+        const id = idOf(parsed);
         return reply
           .code(400)
           .send(rpcError(id, RPC_CODE.invalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message'));
