@@ -14,14 +14,16 @@ const CONNECTION_ROUTED = new Set([
   'session/load',
   'session/resume',
   'session/list',
-  'session/close',
 ]);
 
 /** What a transport supplies to an {@link AcpLink}. */
 export interface AcpLinkOptions {
   daemon: Daemon;
-  /** Hands a message the agent side wrote (a response) to the transport, with its route. */
-  deliver(message: AnyMessage, route: AcpRoute): void;
+  /**
+   * Hands a message the agent side wrote (a response) to the transport, with its route and the
+   * session the answered request named (if any).
+   */
+  deliver(message: AnyMessage, route: AcpRoute, sessionId: string | undefined): void;
   /** Called after this connection created or attached a session (`replay`: load its history). */
   onAttach(sessionId: string, replay: boolean): void;
   onDetach(sessionId: string): void;
@@ -50,7 +52,8 @@ function sessionIdOf(message: AnyMessage): string | undefined {
  */
 export class AcpLink {
   readonly connection: AgentConnection;
-  private readonly routes = new Map<string, AcpRoute>();
+  private readonly routes = new Map<string, { route: AcpRoute; sessionId: string | undefined }>();
+  private readonly pendingBySession = new Map<string, number>();
   private readonly inline = new Map<string, (message: AnyMessage) => void>();
   private readonly clients = new Map<string, string>();
   private inbound!: ReadableStreamDefaultController<AnyMessage>;
@@ -83,6 +86,11 @@ export class AcpLink {
     return this.routes.size + this.inline.size;
   }
 
+  /** Requests naming `sessionId` not yet answered (a client fails them when the session stream ends). */
+  pendingFor(sessionId: string): number {
+    return this.pendingBySession.get(sessionId) ?? 0;
+  }
+
   /** Sessions this connection created or attached, with the client id stamped for it. */
   get attachedSessions(): ReadonlyMap<string, string> {
     return this.clients;
@@ -95,8 +103,12 @@ export class AcpLink {
       this.vote(message);
       return;
     }
-    if ('id' in message)
-      this.routes.set(idKey(message.id), this.routeOf(message.method, sessionIdOf(message)));
+    if ('id' in message) {
+      const sessionId = sessionIdOf(message);
+      this.routes.set(idKey(message.id), { route: this.routeOf(message.method, sessionId), sessionId });
+      if (sessionId !== undefined)
+        this.pendingBySession.set(sessionId, (this.pendingBySession.get(sessionId) ?? 0) + 1);
+    }
     this.inbound.enqueue(message);
   }
 
@@ -142,12 +154,18 @@ export class AcpLink {
         resolveInline(message);
         return;
       }
-      const route = this.routes.get(key) ?? { kind: 'connection' };
+      const pending = this.routes.get(key);
       this.routes.delete(key);
-      this.options.deliver(message, route);
+      const sessionId = pending?.sessionId;
+      if (sessionId !== undefined) {
+        const left = (this.pendingBySession.get(sessionId) ?? 1) - 1;
+        if (left > 0) this.pendingBySession.set(sessionId, left);
+        else this.pendingBySession.delete(sessionId);
+      }
+      this.options.deliver(message, pending?.route ?? { kind: 'connection' }, sessionId);
       return;
     }
-    this.options.deliver(message, { kind: 'connection' });
+    this.options.deliver(message, { kind: 'connection' }, undefined);
   }
 
   /** A client's answer to `session/request_permission`: its id is the broker's requestId. */

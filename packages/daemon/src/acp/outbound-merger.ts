@@ -30,12 +30,13 @@ export class OutboundMerger {
 
   /**
    * @param translate turns a bus frame into its ACP message.
-   * @param endWithSubscriptions a session stream: `next()` ends once its subscription ended
-   *   (the session closed) and the direct messages are read.
+   * @param mayEnd for a session stream: `next()` ends once its subscription ended (the session
+   *   closed), the direct messages are read and `mayEnd()` agrees (no request of the session is
+   *   still unanswered — a client fails those when the stream ends). Absent: never ends by itself.
    */
   constructor(
     private readonly translate: (frame: EventFrame) => AnyMessage,
-    private readonly endWithSubscriptions = false,
+    private readonly mayEnd?: () => boolean,
   ) {}
 
   /** Direct messages waiting for the writer. */
@@ -65,6 +66,11 @@ export class OutboundMerger {
     this.notify();
   }
 
+  /** Wakes the reader to re-check whether the stream may end. */
+  poke(): void {
+    this.notify();
+  }
+
   /** Takes back the direct messages nobody read (to re-route them), closing nothing. */
   drainDirect(): AnyMessage[] {
     const left: AnyMessage[] = [];
@@ -79,7 +85,8 @@ export class OutboundMerger {
       if (this.closed) return undefined;
       const item = this.take();
       if (item !== undefined) return item;
-      if (this.endWithSubscriptions && this.subscribed && this.sources.size === 0) return undefined;
+      if (this.mayEnd !== undefined && this.subscribed && this.sources.size === 0 && this.mayEnd())
+        return undefined;
       await new Promise<void>((resolve) => (this.wake = resolve));
     }
   }

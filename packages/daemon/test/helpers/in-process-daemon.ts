@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { createDaemon, type Daemon, type DaemonConfig, type DaemonParts } from '../../src/daemon.js';
-import { buildServer } from '../../src/http/server.js';
+import { buildServer, type ServerOptions } from '../../src/http/server.js';
 import type { Agent, AgentTurn, PermissionOutcome, TurnResult } from '../../src/sessions/agent.js';
 
 /** A daemon built in this process (so a test can inject an Agent) and served on loopback. */
@@ -19,10 +19,11 @@ export interface InProcessDaemon {
 export async function startInProcess(
   config: DaemonConfig = {},
   parts: DaemonParts = {},
+  server: Partial<ServerOptions> = {},
 ): Promise<InProcessDaemon> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sluice-inproc-'));
   const daemon = createDaemon({ dataDir, workspace: dataDir, drainTimeoutMs: 0, ...config }, parts);
-  const app = buildServer(daemon, { hostname: '127.0.0.1' });
+  const app = buildServer(daemon, { hostname: '127.0.0.1', ...server });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   return {

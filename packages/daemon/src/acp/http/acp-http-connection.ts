@@ -44,7 +44,7 @@ export class AcpHttpConnection {
     this.connectionOut = new OutboundMerger(this.translate);
     this.link = new AcpLink({
       daemon,
-      deliver: (message, route) => this.deliver(message, route),
+      deliver: (message, route, sessionId) => this.deliver(message, route, sessionId),
       onAttach: (sessionId, replay) => this.onAttach(sessionId, replay),
       onDetach: () => {},
       log,
@@ -98,7 +98,7 @@ export class AcpHttpConnection {
   ): { merger: OutboundMerger; epoch?: string } | null {
     const previous = this.sessionStreams.get(sessionId);
     if (previous === undefined && this.sessionStreams.size >= this.limits.maxSessionStreams) return null;
-    const merger = new OutboundMerger(this.translate, true);
+    const merger = new OutboundMerger(this.translate, () => this.link.pendingFor(sessionId) === 0);
     let epoch: string | undefined;
     if (this.isLive(sessionId)) {
       const bus = this.daemon.buses.busFor(sessionId);
@@ -136,10 +136,12 @@ export class AcpHttpConnection {
   private readonly translate = (frame: EventFrame): AnyMessage =>
     eventToAcpMessage(frame, (requestId) => this.daemon.permissions.isOpen(requestId));
 
-  private deliver(message: AnyMessage, route: AcpRoute): void {
+  private deliver(message: AnyMessage, route: AcpRoute, sessionId: string | undefined): void {
     const stream = route.kind === 'session' ? this.sessionStreams.get(route.sessionId) : undefined;
     if (stream !== undefined && !stream.merger.isClosed) stream.merger.push(message);
     else this.connectionOut.push(message);
+    // The session's stream may have been kept open only for this answer.
+    if (sessionId !== undefined) this.sessionStreams.get(sessionId)?.merger.poke();
   }
 
   private onAttach(sessionId: string, replay: boolean): void {
