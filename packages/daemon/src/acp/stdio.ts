@@ -58,9 +58,12 @@ export function serveAcpStream(
     log: options.log,
   });
 
+  const reader = stream.readable.getReader();
   const close = (): void => {
     link.close();
     out.close();
+    // Stops waiting for input (SIGTERM while the client keeps stdin open).
+    reader.cancel().catch(() => {});
   };
 
   const write = async (): Promise<void> => {
@@ -74,7 +77,6 @@ export function serveAcpStream(
   };
 
   const read = async (): Promise<void> => {
-    const reader = stream.readable.getReader();
     try {
       for (let step = await reader.read(); !step.done; step = await reader.read()) {
         const message = asJsonRpcMessage(step.value);

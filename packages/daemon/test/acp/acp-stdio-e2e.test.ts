@@ -109,6 +109,13 @@ describe('sluice acp: ACP over stdio (PROTOCOL §8)', () => {
     expect(await agent.exited).toBe(0);
   });
 
+  test('§8 SIGTERM drains and exits 0 although stdin stays open', async () => {
+    const agent = spawnAcp();
+    await agent.connection.agent.request('initialize', INITIALIZE);
+    agent.child.kill('SIGTERM');
+    expect(await agent.exited).toBe(0);
+  });
+
   test('§8 a bad flag exits 1 naming it, on stderr', async () => {
     const agent = spawnAcp(['--max-pending-prompts-per-session', '-1']);
     expect(await agent.exited).toBe(1);
