@@ -264,7 +264,8 @@ function buildProvider(config: ResolvedDaemonConfig): ModelProvider {
   return new EchoProvider({ latencyMs: config.echoDelayMs });
 }
 
-function isOpen(bridge: SessionBridge, sessionId: string): boolean {
+/** Whether the session is live and open (not closing): what may still publish or be subscribed. */
+export function isOpen(bridge: SessionBridge, sessionId: string): boolean {
   try {
     bridge.status(sessionId);
     return true;

@@ -107,6 +107,17 @@ describe('ACP HTTP bounds', () => {
     );
   });
 
+  test('§8 an abandoned connection (no stream, no request) is closed after the idle timeout', async () => {
+    server = await startInProcess({}, {}, { acp: { maxConnections: 1, idleTimeoutMs: 50 } });
+    const url = server.url;
+    const first = await api(url, 'POST', '/acp', { body: rpc(0, 'initialize', INITIALIZE) });
+    const id = first.headers['acp-connection-id'] as string;
+    await expect
+      .poll(async () => (await api(url, 'DELETE', '/acp', { headers: { 'acp-connection-id': id } })).status)
+      .toBe(404);
+    expect((await api(url, 'POST', '/acp', { body: rpc(0, 'initialize', INITIALIZE) })).status).toBe(200);
+  });
+
   test('§8 answers nobody reads are bounded: past maxOutstanding a request → 429', async () => {
     server = await startInProcess({}, {}, { acp: { maxOutstanding: 2 } });
     const init = await api(server.url, 'POST', '/acp', { body: rpc(0, 'initialize', INITIALIZE) });

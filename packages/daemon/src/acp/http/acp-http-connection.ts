@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyMessage } from '@agentclientprotocol/sdk';
-import type { Daemon } from '../../daemon.js';
+import { isOpen, type Daemon } from '../../daemon.js';
 import type { EventFrame, SubscribeOptions } from '../../events/index.js';
 import { AcpLink, type AcpRoute } from '../acp-link.js';
 import { eventToAcpMessage } from '../event-translation.js';
@@ -100,7 +100,7 @@ export class AcpHttpConnection {
     if (previous === undefined && this.sessionStreams.size >= this.limits.maxSessionStreams) return null;
     const merger = new OutboundMerger(this.translate, () => this.link.pendingFor(sessionId) === 0);
     let epoch: string | undefined;
-    if (this.isLive(sessionId)) {
+    if (isOpen(this.daemon.bridge, sessionId)) {
       const bus = this.daemon.buses.busFor(sessionId);
       merger.addSubscription(bus.subscribe(options));
       epoch = bus.epoch;
@@ -155,15 +155,6 @@ export class AcpHttpConnection {
       stream.merger.addSubscription(this.daemon.buses.busFor(sessionId).subscribe(options));
     } catch {
       stream.merger.close();
-    }
-  }
-
-  private isLive(sessionId: string): boolean {
-    try {
-      this.daemon.bridge.status(sessionId);
-      return true;
-    } catch {
-      return false;
     }
   }
 }

@@ -6,14 +6,9 @@ import { writeAcpSse } from '../../acp/http/sse-writer.js';
 import { asJsonRpcMessage, idOf, rpcErrorResponse as rpcError } from '../../acp/json-rpc-message.js';
 import { RPC_CODE } from '../../acp/rpc-errors.js';
 import type { Daemon } from '../../daemon.js';
-import {
-  InvalidLastEventIdError,
-  InvalidMaxQueuedError,
-  MAX_MAX_QUEUED,
-  MIN_MAX_QUEUED,
-} from '../../events/index.js';
 import { HttpError } from '../http-error.js';
 import { parseJsonBody } from '../json-body.js';
+import { parseLastEventId, parseMaxQueued } from './events.js';
 
 /** Header naming the ACP connection (PROTOCOL §8). */
 export const ACP_CONNECTION_HEADER = 'acp-connection-id';
@@ -24,20 +19,6 @@ function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   const text = Array.isArray(value) ? value[0] : value;
   return text === undefined || text.length === 0 ? undefined : text;
-}
-
-function parseEventId(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
-  if (!Number.isSafeInteger(value)) throw new InvalidLastEventIdError(raw);
-  return value;
-}
-
-function parseMaxQueued(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(value)) throw new InvalidMaxQueuedError(raw, MIN_MAX_QUEUED, MAX_MAX_QUEUED);
-  return value;
 }
 
 function isJson(contentType: string | undefined): boolean {
@@ -175,7 +156,7 @@ export function acpRoutes(
         });
         return;
       }
-      const lastEventId = parseEventId(header(request, 'last-event-id'));
+      const lastEventId = parseLastEventId(request.headers['last-event-id']);
       const epoch = header(request, 'x-qwen-event-epoch');
       const maxQueued = parseMaxQueued(request.query.maxQueued);
       const opened = connection.openSessionStream(sessionId, {
