@@ -4,9 +4,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AcpHttpRegistry, type AcpHttpRegistryOptions } from '../../acp/http/acp-http-registry.js';
 import { writeAcpSse } from '../../acp/http/sse-writer.js';
 import { asJsonRpcMessage, idOf, rpcErrorResponse as rpcError } from '../../acp/json-rpc-message.js';
-import { RPC_CODE } from '../../acp/rpc-errors.js';
+import { RPC_CODE, toRequestError } from '../../acp/rpc-errors.js';
 import type { Daemon } from '../../daemon.js';
-import { HttpError } from '../http-error.js';
+import { HttpError, drainingError } from '../http-error.js';
 import { parseJsonBody } from '../json-body.js';
 import { parseLastEventId, parseMaxQueued } from './events.js';
 
@@ -106,29 +106,25 @@ export function acpRoutes(
       return reply.code(202).send();
     });
 
+    /** `initialize` mints a connection; refusals are JSON-RPC errors mapped like any other. */
     const initialize = async (reply: FastifyReply, message: AnyMessage & { id: JsonRpcId }) => {
-      if (daemon.draining)
+      const connection = daemon.draining ? undefined : registry.create();
+      if (connection === undefined) {
+        const refusal = daemon.draining
+          ? drainingError()
+          : new HttpError(
+              503,
+              'acp_connection_limit_exceeded',
+              'Too many ACP connections; retry later',
+              { limit: registry.maxConnections },
+              { 'Retry-After': '5' },
+            );
+        const { code, message: text, data } = toRequestError(refusal);
         return reply
-          .code(503)
-          .header('Retry-After', '5')
-          .send(
-            rpcError(message.id, RPC_CODE.internalError, 'The daemon is shutting down', {
-              errorKind: 'daemon_shutting_down',
-              httpStatus: 503,
-            }),
-          );
-      const connection = registry.create();
-      if (connection === undefined)
-        return reply
-          .code(503)
-          .header('Retry-After', '5')
-          .send(
-            rpcError(message.id, RPC_CODE.internalError, 'Too many ACP connections; retry later', {
-              errorKind: 'acp_connection_limit_exceeded',
-              limit: registry.maxConnections,
-              httpStatus: 503,
-            }),
-          );
+          .code(refusal.statusCode)
+          .headers(refusal.headers)
+          .send(rpcError(message.id, code, text, data as Record<string, unknown>));
+      }
       const response = await connection.link.call(message);
       if ('error' in response) {
         registry.close(connection.id);
