@@ -86,6 +86,12 @@ export class AcpLink {
     return this.routes.size + this.inline.size;
   }
 
+  /** Whether a request with this id is still unanswered (a client must not reuse it until then). */
+  isPending(id: JsonRpcId): boolean {
+    const key = idKey(id);
+    return this.routes.has(key) || this.inline.has(key);
+  }
+
   /** Requests naming `sessionId` not yet answered (a client fails them when the session stream ends). */
   pendingFor(sessionId: string): number {
     return this.pendingBySession.get(sessionId) ?? 0;

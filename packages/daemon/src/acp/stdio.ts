@@ -86,6 +86,19 @@ export function serveAcpStream(
           );
           continue;
         }
+        if ('method' in message && 'id' in message && link.isPending(message.id)) {
+          out.push(
+            rpcErrorResponse(
+              message.id,
+              RPC_CODE.invalidRequest,
+              'A request with this id is still unanswered',
+              {
+                errorKind: 'acp_duplicate_request_id',
+              },
+            ) as AnyMessage,
+          );
+          continue;
+        }
         if ('method' in message && 'id' in message && link.pendingRequests + out.queued >= maxOutstanding) {
           out.push(
             rpcErrorResponse(message.id, RPC_CODE.internalError, 'Too many requests in flight; retry later', {

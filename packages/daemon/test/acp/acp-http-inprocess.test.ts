@@ -142,6 +142,24 @@ describe('ACP HTTP bounds', () => {
     stream.close();
   });
 
+  test('§8 reusing the id of an unanswered request → 400 acp_duplicate_request_id', async () => {
+    server = await startInProcess({ echoDelayMs: 60_000 });
+    const init = await api(server.url, 'POST', '/acp', { body: rpc(0, 'initialize', INITIALIZE) });
+    const headers = { 'acp-connection-id': init.headers['acp-connection-id'] as string };
+    await api(server.url, 'POST', '/acp', {
+      body: rpc(1, 'session/new', { cwd: server.daemon.config.workspace, mcpServers: [] }),
+      headers,
+    });
+    const stream = await openAcpStream(server.url, headers);
+    const sessionId = (await stream.waitFor((f) => f.message.id === 1)).message.result.sessionId as string;
+    const prompt = rpc(2, 'session/prompt', { sessionId, prompt: [{ type: 'text', text: 'long' }] });
+    expect((await api(server.url, 'POST', '/acp', { body: prompt, headers })).status).toBe(202);
+    const again = await api(server.url, 'POST', '/acp', { body: prompt, headers });
+    expect(again.status).toBe(400);
+    expect(again.body.code).toBe('acp_duplicate_request_id');
+    stream.close();
+  });
+
   test('§8 a second reader of the connection stream → 409 while the first is open', async () => {
     server = await startInProcess();
     const init = await api(server.url, 'POST', '/acp', { body: rpc(0, 'initialize', INITIALIZE) });

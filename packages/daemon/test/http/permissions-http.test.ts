@@ -47,6 +47,9 @@ describe('permissions over HTTP (PROTOCOL §7)', () => {
     });
     const status = await api(server.url, 'GET', `/session/${sessionId}/status`);
     expect(status.body).toMatchObject({ isWaitingForPermission: true, pendingInteractionCount: 1 });
+    const workspace = encodeURIComponent(server.daemon.config.workspace);
+    const listed = await api(server.url, 'GET', `/workspace/${workspace}/sessions`);
+    expect(listed.body.sessions[0]).toMatchObject({ sessionId, isWaitingForPermission: true });
   });
 
   test('§7 a session-scoped vote → 200 {} and the turn continues with the chosen option', async () => {

@@ -93,6 +93,10 @@ export function acpRoutes(
         throw new HttpError(400, 'acp_session_mismatch', 'Acp-Session-Id does not match params.sessionId', {
           sessionId: sessionHeader,
         });
+      if ('method' in message && 'id' in message && connection.link.isPending(message.id))
+        throw new HttpError(400, 'acp_duplicate_request_id', 'A request with this id is still unanswered', {
+          id: message.id,
+        });
       if ('method' in message && 'id' in message && connection.atCapacity)
         throw new HttpError(
           429,

@@ -73,7 +73,9 @@ export function sessionRoutes(app: FastifyInstance, daemon: Daemon): void {
       const size = parseIndex(request.query.size, 'size', DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE);
       const start = parseIndex(request.query.cursor, 'cursor', 0, 0, Number.MAX_SAFE_INTEGER);
       const all = bridge.listSessions(cwd);
-      const sessions = all.slice(start, start + size);
+      const sessions = all
+        .slice(start, start + size)
+        .map((summary) => withOpenPermissions(summary, daemon.permissions));
       const next = start + sessions.length;
       return next < all.length ? { sessions, nextCursor: String(next) } : { sessions };
     },
