@@ -35,6 +35,8 @@ export interface DaemonConfig {
   modelTimeoutMs?: number;
   /** Terminal events wait at least this long after admission (PROTOCOL §5 client race); default 10. */
   terminalEventDelayMs?: number;
+  /** An unanswered permission request picks a reject option after this long; `0` = never (PROTOCOL §7); default 300 000. */
+  permissionResponseTimeoutMs?: number;
   /** How long `close()` lets pending prompts finish before cancelling them; default 10 000. */
   drainTimeoutMs?: number;
 }
@@ -51,6 +53,7 @@ export type ResolvedDaemonConfig = DaemonConfig &
       | 'maxPendingPromptsPerSession'
       | 'eventRingSize'
       | 'terminalEventDelayMs'
+      | 'permissionResponseTimeoutMs'
       | 'drainTimeoutMs'
     >
   >;
@@ -102,6 +105,7 @@ const RULES: Record<keyof DaemonConfig, Rule> = {
   modelMaxRequestBytes: count(1),
   modelTimeoutMs: count(1, { max: MAX_TIMER_MS }),
   terminalEventDelayMs: count(0, { max: 1000, default: 10 }),
+  permissionResponseTimeoutMs: count(0, { max: MAX_TIMER_MS, default: 300_000 }),
   drainTimeoutMs: count(0, { max: MAX_TIMER_MS, default: 10_000 }),
 };
 

@@ -10,6 +10,7 @@ import {
 } from './config.js';
 import { EventBus } from './events/index.js';
 import type { Agent } from './sessions/agent.js';
+import { PermissionBroker, withPermissions } from './permissions/index.js';
 import { SessionBridge } from './sessions/session-bridge.js';
 import { SESSION_EVENT, type SessionEvent, type SessionEventSink } from './sessions/session-events.js';
 import type { SessionStore } from './sessions/session-store.js';
@@ -57,6 +58,11 @@ export class SessionBuses implements SessionEventSink {
     return this.buses.size;
   }
 
+  /** Whether the session has a bus now (made on first use, dropped after `session_closed`). */
+  has(sessionId: string): boolean {
+    return this.buses.has(sessionId);
+  }
+
   publish(sessionId: string, event: SessionEvent): void {
     const bus = this.busFor(sessionId);
     bus.publish(event);
@@ -79,6 +85,8 @@ export interface Daemon {
   readonly runtime: ModelRuntime;
   readonly bridge: SessionBridge;
   readonly buses: SessionBuses;
+  /** Permission requests of running turns and their votes (PROTOCOL §7). */
+  readonly permissions: PermissionBroker;
   readonly journal: Journal;
   /** True once `close()` was called: no new sessions or prompts are admitted. */
   readonly draining: boolean;
@@ -121,9 +129,18 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     throw error;
   }
   const chatAgent = parts.agent === undefined ? new ChatAgent({ runtime, model: resolved.model }) : undefined;
-  const agent = parts.agent ?? chatAgent!;
   const buses = new SessionBuses(resolved.eventRingSize, (sessionId) => chatAgent?.forgetSession(sessionId));
-  const bridge = new SessionBridge({
+  // The broker publishes on live sessions only: a late vote must not open a bus for a closed one.
+  const permissions = new PermissionBroker({
+    responseTimeoutMs: resolved.permissionResponseTimeoutMs,
+    events: {
+      publish: (sessionId, event) => {
+        if (buses.has(sessionId) || isOpen(bridge, sessionId)) buses.publish(sessionId, event);
+      },
+    },
+  });
+  const agent = withPermissions(parts.agent ?? chatAgent!, permissions);
+  const bridge: SessionBridge = new SessionBridge({
     agent,
     events: buses,
     store,
@@ -152,6 +169,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     runtime,
     bridge,
     buses,
+    permissions,
     journal: ownedJournal,
     get draining() {
       return draining;
@@ -169,6 +187,16 @@ function buildProvider(config: ResolvedDaemonConfig): ModelProvider {
       'provider "openai" must be passed in as parts.provider (OpenAIProvider from @sluice/runtime/openai)',
     );
   return new EchoProvider({ latencyMs: config.echoDelayMs });
+}
+
+/** Whether the session is live and open (not closing): what may still publish or be subscribed. */
+export function isOpen(bridge: SessionBridge, sessionId: string): boolean {
+  try {
+    bridge.status(sessionId);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Resolves once no prompt is pending, or after `timeoutMs`. */

@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import type { AcpCommandOptions } from './acp.js';
 import type { RunningServer, ServeOptions } from './serve.js';
 
 function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -31,23 +32,9 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, origin.origin];
 }
 
-/** The `sluice` command line. */
-export function buildProgram(): Command {
-  const program = new Command('sluice')
-    .description('Serve AI agent sessions to many clients at once, with backpressure.')
-    .showHelpAfterError(false);
-  program
-    .command('serve')
-    .description('Run the daemon (REST + SSE).')
-    .addOption(
-      new Option('--port <port>', 'port to listen on (0 = a free port)')
-        .default(4170)
-        .argParser(integer(0, 65535)),
-    )
-    .addOption(new Option('--hostname <host>', 'address to bind').default('127.0.0.1').argParser(nonEmpty))
-    .option('--token <token>', 'bearer token (default env SLUICE_TOKEN, then QWEN_SERVER_TOKEN)')
-    .option('--require-auth', 'demand the token on loopback too, /health included')
-    .option('--allow-origin <origin>', 'allow this browser origin (repeatable)', collect)
+/** The flags of the in-process daemon, shared by `serve` and `acp`. */
+function daemonOptions(command: Command): Command {
+  return command
     .option('--workspace <dir>', 'the served workspace (default: the current directory)', nonEmpty)
     .addOption(
       new Option('--max-pending-prompts-per-session <n>', 'outstanding prompts per session (0 = unlimited)')
@@ -93,15 +80,42 @@ export function buildProgram(): Command {
       new Option('--data-dir <dir>', 'directory of the journal').default('.sluice').argParser(nonEmpty),
     )
     .addOption(
-      new Option('--sse-heartbeat-ms <ms>', 'SSE heartbeat interval')
-        .hideHelp()
-        .argParser(integer(1, 2 ** 31 - 1)),
-    )
-    .addOption(
       new Option('--drain-timeout-ms <ms>', 'how long shutdown lets prompts finish').argParser(
         integer(0, 2 ** 31 - 1),
       ),
     )
+    .addOption(
+      new Option(
+        '--permission-response-timeout-ms <ms>',
+        'an unanswered permission request picks a reject option after this long (0 = never; default 300000)',
+      ).argParser(integer(0, 2 ** 31 - 1)),
+    );
+}
+
+/** The `sluice` command line. */
+export function buildProgram(): Command {
+  const program = new Command('sluice')
+    .description('Serve AI agent sessions to many clients at once, with backpressure.')
+    .showHelpAfterError(false);
+  const serve = program
+    .command('serve')
+    .description('Run the daemon (REST + SSE, and ACP over HTTP on /acp).')
+    .addOption(
+      new Option('--port <port>', 'port to listen on (0 = a free port)')
+        .default(4170)
+        .argParser(integer(0, 65535)),
+    )
+    .addOption(new Option('--hostname <host>', 'address to bind').default('127.0.0.1').argParser(nonEmpty))
+    .option('--token <token>', 'bearer token (default env SLUICE_TOKEN, then QWEN_SERVER_TOKEN)')
+    .option('--require-auth', 'demand the token on loopback too, /health included')
+    .option('--allow-origin <origin>', 'allow this browser origin (repeatable)', collect);
+  daemonOptions(serve)
+    .addOption(
+      new Option('--sse-heartbeat-ms <ms>', 'SSE heartbeat interval')
+        .hideHelp()
+        .argParser(integer(1, 2 ** 31 - 1)),
+    )
+
     .action(async (options: ServeOptions) => {
       // Handlers first: a signal may arrive the instant the listening line is out.
       let running: RunningServer | undefined;
@@ -137,5 +151,24 @@ export function buildProgram(): Command {
       if (signalled) return shutDown(running);
       process.stdout.write(`sluice listening on ${running.url}\n`);
     });
+  daemonOptions(
+    program
+      .command('acp')
+      .description('Speak ACP (Agent Client Protocol) over stdin/stdout, backed by an in-process daemon.'),
+  ).action(async (options: AcpCommandOptions) => {
+    // stdout is the protocol channel: every diagnostic goes to stderr.
+    const { runAcpStdio } = await import('./acp.js');
+    const { StartupError } = await import('./serve.js');
+    try {
+      await runAcpStdio(options);
+    } catch (error) {
+      if (error instanceof StartupError) {
+        process.stderr.write(`error: ${error.message}\n`);
+        process.exit(1);
+      }
+      throw error;
+    }
+    process.exit(0);
+  });
   return program;
 }

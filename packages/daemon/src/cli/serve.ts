@@ -32,6 +32,7 @@ const FLAG_OF: Record<string, string> = {
   modelMaxRequestBytes: '--model-max-request-bytes',
   modelTimeoutMs: '--model-timeout-ms',
   drainTimeoutMs: '--drain-timeout-ms',
+  permissionResponseTimeoutMs: '--permission-response-timeout-ms',
 };
 
 /** Parsed options of `sluice serve`. */
@@ -59,6 +60,7 @@ export interface ServeOptions {
   dataDir: string;
   sseHeartbeatMs?: number;
   drainTimeoutMs?: number;
+  permissionResponseTimeoutMs?: number;
 }
 
 /** Thrown for a start-up refusal; the CLI prints the message and exits 1. */
@@ -80,7 +82,7 @@ export function resolveToken(flag: string | undefined, env: NodeJS.ProcessEnv): 
   return undefined;
 }
 
-function daemonConfig(options: ServeOptions): DaemonConfig {
+function daemonConfig(options: Omit<ServeOptions, 'port' | 'hostname'>): DaemonConfig {
   const config: DaemonConfig = {
     workspace: resolve(options.workspace ?? process.cwd()),
     dataDir: options.dataDir,
@@ -101,6 +103,7 @@ function daemonConfig(options: ServeOptions): DaemonConfig {
     ['modelMaxRequestBytes', options.modelMaxRequestBytes],
     ['modelTimeoutMs', options.modelTimeoutMs],
     ['drainTimeoutMs', options.drainTimeoutMs],
+    ['permissionResponseTimeoutMs', options.permissionResponseTimeoutMs],
   ];
   for (const [key, value] of optional)
     if (value !== undefined) (config as Record<string, unknown>)[key] = value;
@@ -119,6 +122,20 @@ async function openAIProvider(config: DaemonConfig): Promise<ModelProvider> {
     ...(resolved.baseURL === undefined ? {} : { baseURL: resolved.baseURL }),
     ...(resolved.apiKey === undefined ? {} : { apiKey: resolved.apiKey }),
   });
+}
+
+/** The daemon the flags describe; a bad flag becomes a {@link StartupError} naming it. */
+export async function daemonFromFlags(options: Omit<ServeOptions, 'port' | 'hostname'>): Promise<Daemon> {
+  try {
+    const config = daemonConfig(options);
+    const provider = config.provider === 'openai' ? await openAIProvider(config) : undefined;
+    return createDaemon(config, provider === undefined ? {} : { provider });
+  } catch (error) {
+    if (error instanceof DaemonConfigError)
+      throw new StartupError(`${FLAG_OF[error.setting] ?? error.setting}: ${error.message}`);
+    if (error instanceof RangeError || error instanceof TypeError) throw new StartupError(error.message);
+    throw error;
+  }
 }
 
 /** A running `sluice serve`. */
@@ -141,17 +158,7 @@ export async function serve(
     token = randomBytes(32).toString('base64url');
     process.stderr.write(`sluice: no token given; generated bearer token: ${token}\n`);
   }
-  let daemon: Daemon;
-  try {
-    const config = daemonConfig(options);
-    const provider = config.provider === 'openai' ? await openAIProvider(config) : undefined;
-    daemon = createDaemon(config, provider === undefined ? {} : { provider });
-  } catch (error) {
-    if (error instanceof DaemonConfigError)
-      throw new StartupError(`${FLAG_OF[error.setting] ?? error.setting}: ${error.message}`);
-    if (error instanceof RangeError || error instanceof TypeError) throw new StartupError(error.message);
-    throw error;
-  }
+  const daemon = await daemonFromFlags(options);
   const logger = pino(
     { level: env['SLUICE_LOG_LEVEL'] ?? 'info', base: { name: 'sluice' } },
     pino.destination(2),

@@ -8,6 +8,7 @@ import {
   type SessionErrorCode,
 } from '../sessions/errors.js';
 import type { EventBusErrorCode } from '../events/errors.js';
+import { PermissionError, type PermissionErrorCode } from '../permissions/errors.js';
 import { HttpError } from './http-error.js';
 
 /** What an error becomes on the wire. */
@@ -24,7 +25,7 @@ const plain: Body = (error) => ({ error: error.message, code: error.code });
 
 /** The one table from stable error codes to HTTP status, headers and body (PROTOCOL §1, §4–§6). */
 const TABLE: Record<
-  SessionErrorCode | EventBusErrorCode,
+  SessionErrorCode | EventBusErrorCode | PermissionErrorCode,
   { status: number; headers?: Record<string, string>; body?: Body }
 > = {
   session_not_found: { status: 404, body: notFound },
@@ -80,6 +81,20 @@ const TABLE: Record<
   invalid_last_event_id: { status: 400 },
   subscriber_limit_exceeded: { status: 429, headers: RETRY_AFTER },
   event_not_serializable: { status: 500 },
+  permission_request_not_found: {
+    status: 404,
+    body: (error) => ({ ...plain(error), requestId: (error as unknown as { requestId: string }).requestId }),
+  },
+  invalid_permission_outcome: { status: 400 },
+  invalid_option_id: {
+    status: 400,
+    body: (error) => {
+      const e = error as unknown as { requestId: string; optionId: string };
+      return { ...plain(error), requestId: e.requestId, optionId: e.optionId };
+    },
+  },
+  invalid_permission_request: { status: 500 },
+  permission_limit_exceeded: { status: 503, headers: RETRY_AFTER },
 };
 
 function notFound(error: Error & { code: string }): Record<string, unknown> {
@@ -106,7 +121,7 @@ export function mapError(error: unknown): MappedError {
     if (error.code !== undefined) body['code'] = error.code;
     return { statusCode: error.statusCode, headers: error.headers, body: { ...body, ...error.details } };
   }
-  if (error instanceof SessionError || error instanceof EventBusError) {
+  if (error instanceof SessionError || error instanceof EventBusError || error instanceof PermissionError) {
     const entry = TABLE[error.code];
     const typed = error as Error & { code: string };
     return { statusCode: entry.status, headers: entry.headers ?? {}, body: (entry.body ?? plain)(typed) };

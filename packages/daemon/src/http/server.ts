@@ -3,8 +3,11 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Daemon } from '../daemon.js';
 import { mapError } from './error-map.js';
 import { registerJsonBody } from './json-body.js';
+import type { AcpHttpRegistryOptions } from '../acp/http/acp-http-registry.js';
+import { acpRoutes } from './routes/acp.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { eventRoutes } from './routes/events.js';
+import { permissionRoutes } from './routes/permissions.js';
 import { promptRoutes } from './routes/prompts.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { securityGate } from './security.js';
@@ -32,6 +35,8 @@ export interface ServerOptions {
   allowOrigins?: readonly string[];
   /** Interval of the SSE heartbeat comment; default 15 s. */
   sseHeartbeatMs?: number;
+  /** Limits of ACP over HTTP (connections, outstanding requests, session streams, idle timeout). */
+  acp?: Partial<AcpHttpRegistryOptions>;
   /** A pino logger (never given prompt text); default none. */
   logger?: FastifyBaseLogger;
 }
@@ -93,5 +98,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   sessionRoutes(app, daemon);
   promptRoutes(app, daemon);
   eventRoutes(app, daemon, heartbeatMs);
+  permissionRoutes(app, daemon);
+  acpRoutes(app, daemon, heartbeatMs, options.acp);
   return app;
 }

@@ -22,6 +22,26 @@ export interface SessionUpdate {
 /** Why a turn ended (ACP stop reasons). */
 export type StopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled';
 
+/** Kinds of a permission option (ACP `PermissionOptionKind`). */
+export type PermissionOptionKind = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
+
+/** One choice offered to the user for a tool call (ACP `PermissionOption`). */
+export interface PermissionOption {
+  readonly optionId: string;
+  readonly name: string;
+  readonly kind: PermissionOptionKind;
+}
+
+/** What the user decided (ACP `RequestPermissionOutcome`); `cancelled` means "abort the turn". */
+export type PermissionOutcome = { outcome: 'selected'; optionId: string } | { outcome: 'cancelled' };
+
+/** An agent's question to the session's clients (ACP `session/request_permission` params, less the session). */
+export interface PermissionRequest {
+  /** The ACP tool call the permission is about (`toolCallId`, `title`, `kind`, …). */
+  readonly toolCall: Readonly<Record<string, unknown>>;
+  readonly options: readonly PermissionOption[];
+}
+
 /** Everything an agent gets for one turn. */
 export interface AgentTurn {
   readonly sessionId: string;
@@ -33,6 +53,12 @@ export interface AgentTurn {
   readonly signal: AbortSignal;
   /** Streams an update; published as `session_update` until the turn's terminal event. */
   emit(update: SessionUpdate): void;
+  /**
+   * Asks the session's clients to allow a tool call (PROTOCOL §7) and resolves with the first
+   * valid vote, a reject option on timeout, or `cancelled` once the turn is aborted. Present
+   * when the daemon has a permission broker; an agent without tools never calls it.
+   */
+  requestPermission?(request: PermissionRequest): Promise<PermissionOutcome>;
 }
 
 /** How a turn ended, and the messages it adds to the history after the user's prompt. */

@@ -17,6 +17,8 @@ describe('sluice serve flags', () => {
     [['--max-sessions-per-workspace', '0'], '--max-sessions-per-workspace'],
     [['--provider', 'openai', '--model', 'm', '--base-url', 'ftp://example.com/v1'], '--base-url'],
     [['--allow-origin', 'not a url'], '--allow-origin'],
+    [['--permission-response-timeout-ms', '-5'], '--permission-response-timeout-ms'],
+    [['--permission-response-timeout-ms', '1.5'], '--permission-response-timeout-ms'],
   ])('%j exits 1 naming %s', async (args, flag) => {
     const result = await runSluice(['serve', '--port', '0', ...args]);
     expect(result.code).toBe(1);

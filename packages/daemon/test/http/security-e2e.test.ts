@@ -51,7 +51,7 @@ describe('§2 security gates', () => {
     expect(allowed.status).toBe(200);
     expect(allowed.headers['access-control-allow-origin']).toBe(ALLOWED);
     expect(allowed.headers['access-control-expose-headers']).toBe(
-      'Retry-After, X-Qwen-Event-Epoch, X-Qwen-SSE-Stream-Id',
+      'Retry-After, X-Qwen-Event-Epoch, X-Qwen-SSE-Stream-Id, Acp-Connection-Id',
     );
   });
 
@@ -63,6 +63,7 @@ describe('§2 security gates', () => {
     expect(res.headers['access-control-allow-origin']).toBe(ALLOWED);
     expect(res.headers['access-control-allow-methods']).toContain('POST');
     expect(res.headers['access-control-allow-headers']).toContain('X-Qwen-Client-Id');
+    expect(res.headers['access-control-allow-headers']).toContain('Acp-Connection-Id, Acp-Session-Id');
   });
 
   test('bearer token: missing or wrong → 401 {error:Unauthorized}; right → 200', async () => {

@@ -71,6 +71,8 @@ describe('discovery', () => {
       'session_status',
       'session_close',
       'session_branch',
+      'session_permission_vote',
+      'permission_vote',
       'client_identity',
       'client_heartbeat',
       'pending_prompts',

@@ -19,6 +19,8 @@ export const FEATURES = [
   'session_status',
   'session_close',
   'session_branch',
+  'session_permission_vote',
+  'permission_vote',
   'client_identity',
   'client_heartbeat',
   'pending_prompts',

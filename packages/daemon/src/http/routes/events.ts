@@ -10,7 +10,8 @@ import {
 import { streamSubscription } from '../sse-stream.js';
 import { busOf, clientIdOf, type SessionParams } from '../request-helpers.js';
 
-function parseLastEventId(raw: string | string[] | undefined): number | undefined {
+/** `Last-Event-ID` as a number (absent or blank → `undefined`); else `invalid_last_event_id`. */
+export function parseLastEventId(raw: string | string[] | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const text = Array.isArray(raw) ? raw.join(',') : raw.trim();
   if (text === '') return undefined;
@@ -19,7 +20,8 @@ function parseLastEventId(raw: string | string[] | undefined): number | undefine
   return value;
 }
 
-function parseMaxQueued(raw: string | undefined): number | undefined {
+/** `?maxQueued=` as a number (absent → `undefined`); range checked by the bus. */
+export function parseMaxQueued(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(value)) throw new InvalidMaxQueuedError(raw, MIN_MAX_QUEUED, MAX_MAX_QUEUED);

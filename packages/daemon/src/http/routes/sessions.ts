@@ -1,6 +1,7 @@
 import { isAbsolute } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Daemon } from '../../daemon.js';
+import { withOpenPermissions } from '../../permissions/index.js';
 import { InvalidCwdError, InvalidSessionScopeError } from '../../sessions/errors.js';
 import type { SessionScope } from '../../sessions/session-store.js';
 import { HttpError } from '../http-error.js';
@@ -61,7 +62,7 @@ export function sessionRoutes(app: FastifyInstance, daemon: Daemon): void {
 
   app.get<{ Params: SessionParams }>('/session/:id/status', async (request) => {
     clientIdOf(request);
-    return bridge.status(request.params.id);
+    return withOpenPermissions(bridge.status(request.params.id), daemon.permissions);
   });
 
   app.get<{ Params: { cwd: string }; Querystring: { size?: string; cursor?: string } }>(
@@ -72,7 +73,9 @@ export function sessionRoutes(app: FastifyInstance, daemon: Daemon): void {
       const size = parseIndex(request.query.size, 'size', DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE);
       const start = parseIndex(request.query.cursor, 'cursor', 0, 0, Number.MAX_SAFE_INTEGER);
       const all = bridge.listSessions(cwd);
-      const sessions = all.slice(start, start + size);
+      const sessions = all
+        .slice(start, start + size)
+        .map((summary) => withOpenPermissions(summary, daemon.permissions));
       const next = start + sessions.length;
       return next < all.length ? { sessions, nextCursor: String(next) } : { sessions };
     },

@@ -1,0 +1,219 @@
+import { setImmediate as nextMacrotask } from 'node:timers/promises';
+import * as acp from '@agentclientprotocol/sdk';
+import type { Daemon } from '../daemon.js';
+import { HttpError, drainingError } from '../http/http-error.js';
+import type { ContentBlock } from '../sessions/agent.js';
+import { unsupportedSetting } from './errors.js';
+import { isUntypedFailure, toRequestError } from './rpc-errors.js';
+
+/** The ACP protocol version this daemon speaks (stable v1). */
+export const ACP_PROTOCOL_VERSION = acp.PROTOCOL_VERSION;
+/** Sessions per `session/list` page. */
+export const ACP_LIST_PAGE_SIZE = 50;
+
+/** What the agent handlers need from the transport that carries one ACP connection. */
+export interface AcpSessionHost {
+  /** The connection created or attached `sessionId`; `replay` = also deliver its history. */
+  attach(sessionId: string, clientId: string, replay: boolean): void;
+  /** The connection closed `sessionId`. */
+  detach(sessionId: string): void;
+  /** The client id the daemon stamped for this connection on the session, if it attached it. */
+  clientIdFor(sessionId: string): string | undefined;
+  /** Failures the client only sees as `errorKind: 'internal'`. */
+  log(error: unknown, context: string): void;
+}
+
+const forkParams = {
+  parse(raw: unknown): { sessionId: string } {
+    const sessionId = (raw as { sessionId?: unknown } | null)?.sessionId;
+    if (typeof sessionId !== 'string' || sessionId.length === 0)
+      throw acp.RequestError.invalidParams({ sessionId: 'must be a non-empty string' });
+    return { sessionId };
+  },
+};
+
+const setModelParams = {
+  parse(raw: unknown): { sessionId: string; modelId: string } {
+    const { sessionId, modelId } = (raw ?? {}) as { sessionId?: unknown; modelId?: unknown };
+    if (typeof sessionId !== 'string' || typeof modelId !== 'string')
+      throw acp.RequestError.invalidParams({ sessionId: 'string', modelId: 'string' });
+    return { sessionId, modelId };
+  },
+};
+
+function parseCursor(cursor: string | null | undefined): number {
+  if (cursor === undefined || cursor === null || cursor === '') return 0;
+  const value = /^\d+$/.test(cursor) ? Number(cursor) : NaN;
+  if (!Number.isSafeInteger(value))
+    throw new HttpError(
+      400,
+      'invalid_cursor',
+      `cursor must be one this daemon handed out, got ${JSON.stringify(cursor)}`,
+    );
+  return value;
+}
+
+/**
+ * The daemon as an ACP agent (PROTOCOL §8): one `AgentApp` per ACP connection, its handlers
+ * thin calls into the session bridge. Every error leaves through {@link toRequestError}, so a
+ * typed daemon error keeps its `data.errorKind` (SPEC BP-10).
+ */
+export function buildAcpAgent(daemon: Daemon, host: AcpSessionHost): acp.AgentApp {
+  const { bridge } = daemon;
+  const guard = <P, R>(method: string, handler: (params: P, signal: AbortSignal) => Promise<R> | R) => {
+    return async ({ params, signal }: { params: P; signal: AbortSignal }): Promise<R> => {
+      try {
+        return await handler(params, signal);
+      } catch (error) {
+        const mapped = toRequestError(error);
+        if (isUntypedFailure(mapped)) host.log(error, `acp ${method}`);
+        throw mapped;
+      }
+    };
+  };
+  const admitting = (): void => {
+    if (daemon.draining) throw drainingError();
+  };
+  const stamp = (sessionId: string): { clientId?: string } => {
+    const clientId = host.clientIdFor(sessionId);
+    return clientId === undefined ? {} : { clientId };
+  };
+
+  return acp
+    .agent({ name: 'sluice' })
+    .onRequest(
+      'initialize',
+      guard('initialize', (params: acp.InitializeRequest): acp.InitializeResponse => ({
+        protocolVersion: Math.max(1, Math.min(params.protocolVersion, ACP_PROTOCOL_VERSION)),
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: false, audio: false, embeddedContext: false },
+          mcpCapabilities: { http: false, sse: false },
+          sessionCapabilities: { list: {}, resume: {}, close: {} },
+        },
+        agentInfo: { name: 'sluice', version: '0.1.0' },
+        authMethods: [],
+      })),
+    )
+    .onRequest(
+      'session/new',
+      guard('session/new', (params: acp.NewSessionRequest): acp.NewSessionResponse => {
+        admitting();
+        const handle = bridge.createSession({ cwd: params.cwd, scope: 'thread' });
+        host.attach(handle.sessionId, handle.clientId, false);
+        return { sessionId: handle.sessionId };
+      }),
+    )
+    .onRequest(
+      'session/load',
+      guard('session/load', async (params: acp.LoadSessionRequest): Promise<acp.LoadSessionResponse> => {
+        admitting();
+        const handle = await bridge.restoreSession(params.sessionId, { mode: 'load' });
+        host.attach(handle.sessionId, handle.clientId, true);
+        return {};
+      }),
+    )
+    .onRequest(
+      'session/resume',
+      guard(
+        'session/resume',
+        async (params: acp.ResumeSessionRequest): Promise<acp.ResumeSessionResponse> => {
+          admitting();
+          const handle = await bridge.restoreSession(params.sessionId, { mode: 'resume' });
+          host.attach(handle.sessionId, handle.clientId, false);
+          return {};
+        },
+      ),
+    )
+    .onRequest(
+      'session/list',
+      guard('session/list', (params: acp.ListSessionsRequest): acp.ListSessionsResponse => {
+        const start = parseCursor(params.cursor);
+        const all = bridge.listSessions(params.cwd ?? undefined);
+        const page = all.slice(start, start + ACP_LIST_PAGE_SIZE);
+        const next = start + page.length;
+        return {
+          sessions: page.map((summary) => ({
+            sessionId: summary.sessionId,
+            cwd: summary.cwd,
+            updatedAt: new Date(summary.updatedAt).toISOString(),
+            ...(summary.displayName === undefined ? {} : { title: summary.displayName }),
+          })),
+          ...(next < all.length ? { nextCursor: String(next) } : {}),
+        };
+      }),
+    )
+    .onRequest(
+      'session/prompt',
+      guard('session/prompt', async (params: acp.PromptRequest, signal): Promise<acp.PromptResponse> => {
+        admitting();
+        // Synchronous admission (SPEC BP-6): a full queue throws PromptQueueFullError right here.
+        const admission = bridge.sendPrompt(params.sessionId, params.prompt as unknown as ContentBlock[], {
+          ...stamp(params.sessionId),
+          signal,
+        });
+        const result = await admission.done;
+        // Let the session's stream take the turn's last events before the answer is written.
+        await nextMacrotask();
+        return { stopReason: result.stopReason as acp.StopReason };
+      }),
+    )
+    .onNotification('session/cancel', async ({ params }) => {
+      try {
+        bridge.cancel(params.sessionId);
+      } catch (error) {
+        host.log(error, 'acp session/cancel');
+      }
+    })
+    .onRequest(
+      'session/close',
+      guard('session/close', (params: acp.CloseSessionRequest): acp.CloseSessionResponse => {
+        const { clientId } = stamp(params.sessionId);
+        void bridge
+          .closeSession(params.sessionId, {
+            reason: 'client_close',
+            ...(clientId === undefined ? {} : { clientId }),
+          })
+          .catch((error: unknown) => host.log(error, 'acp session/close'));
+        host.detach(params.sessionId);
+        return {};
+      }),
+    )
+    .onRequest(
+      'session/fork',
+      forkParams,
+      guard('session/fork', async (params: { sessionId: string }): Promise<{ sessionId: string }> => {
+        admitting();
+        const branched = await bridge.branchSession(params.sessionId);
+        host.attach(branched.sessionId, branched.clientId, false);
+        return { sessionId: branched.sessionId };
+      }),
+    )
+    .onRequest(
+      'session/set_mode',
+      guard('session/set_mode', (params: acp.SetSessionModeRequest): acp.SetSessionModeResponse => {
+        bridge.status(params.sessionId);
+        throw unsupportedSetting('mode', params.modeId);
+      }),
+    )
+    .onRequest(
+      'session/set_config_option',
+      guard(
+        'session/set_config_option',
+        (params: acp.SetSessionConfigOptionRequest): acp.SetSessionConfigOptionResponse => {
+          bridge.status(params.sessionId);
+          throw unsupportedSetting(`config option ${JSON.stringify(params.configId)}`, params.value);
+        },
+      ),
+    )
+    .onRequest(
+      'session/set_model',
+      setModelParams,
+      guard('session/set_model', (params: { sessionId: string; modelId: string }): Record<string, never> => {
+        bridge.status(params.sessionId);
+        // One model serves every session; naming it again is accepted, any other is not.
+        if (params.modelId === daemon.runtime.provider.defaultModel) return {};
+        throw unsupportedSetting('model', params.modelId);
+      }),
+    );
+}

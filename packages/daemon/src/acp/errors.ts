@@ -1,0 +1,15 @@
+import { HttpError } from '../http/http-error.js';
+
+/**
+ * A `session/set_mode`, `session/set_config_option` or `session/set_model` this daemon cannot
+ * honour (`-32602`, `errorKind: 'unsupported_session_setting'`): sessions here have one model and
+ * no modes or config options.
+ */
+export function unsupportedSetting(setting: string, value: unknown): HttpError {
+  return new HttpError(
+    400,
+    'unsupported_session_setting',
+    `${setting} ${JSON.stringify(value)} is not supported by this daemon`,
+    { setting },
+  );
+}

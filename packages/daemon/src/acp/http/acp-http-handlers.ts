@@ -1,0 +1,198 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { AnyMessage, JsonRpcId } from '@agentclientprotocol/sdk';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AcpHttpRegistry, type AcpHttpRegistryOptions } from './acp-http-registry.js';
+import { writeAcpSse } from './sse-writer.js';
+import { asJsonRpcMessage, idOf, rpcErrorResponse as rpcError } from '../json-rpc-message.js';
+import { RPC_CODE, toRequestError } from '../rpc-errors.js';
+import type { Daemon } from '../../daemon.js';
+import { HttpError, drainingError } from '../../http/http-error.js';
+import { parseJsonBody } from '../../http/json-body.js';
+import { parseLastEventId, parseMaxQueued } from '../../http/routes/events.js';
+
+/** Header naming the ACP connection (PROTOCOL §8). */
+export const ACP_CONNECTION_HEADER = 'acp-connection-id';
+/** Header naming the session a message or stream belongs to. */
+export const ACP_SESSION_HEADER = 'acp-session-id';
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  const text = Array.isArray(value) ? value[0] : value;
+  return text === undefined || text.length === 0 ? undefined : text;
+}
+
+function isJson(contentType: string | undefined): boolean {
+  return contentType?.split(';', 1)[0]?.trim().toLowerCase() === 'application/json';
+}
+
+function connectionOf(registry: AcpHttpRegistry, request: FastifyRequest) {
+  const id = header(request, ACP_CONNECTION_HEADER);
+  if (id === undefined)
+    throw new HttpError(400, 'acp_connection_id_required', 'Missing Acp-Connection-Id header');
+  const connection = registry.get(id);
+  if (connection === undefined)
+    throw new HttpError(404, 'acp_connection_not_found', `No ACP connection with id "${id}"`, {
+      connectionId: id,
+    });
+  return connection;
+}
+
+/** The `/acp` handlers, built on the first request by {@link acpRoutes}. */
+export interface AcpHttpHandlers {
+  post(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+  get(
+    request: FastifyRequest<{ Querystring: { maxQueued?: string } }>,
+    reply: FastifyReply,
+  ): Promise<unknown>;
+  delete(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+  /** Closes every ACP connection (server shutdown). */
+  closeAll(): void;
+}
+
+/**
+ * ACP over HTTP (PROTOCOL §8) on `/acp`: `POST` one JSON-RPC message (`initialize` → `200`
+ * inline + `Acp-Connection-Id`; anything else → `202`, answered on a stream), `GET` the
+ * connection or session SSE stream, `DELETE` the connection. The POST body arrives as raw
+ * text: JSON-RPC answers a malformed body itself (-32700).
+ */
+export function createAcpHttpHandlers(
+  app: FastifyInstance,
+  daemon: Daemon,
+  heartbeatMs: number,
+  options: Partial<AcpHttpRegistryOptions> = {},
+): AcpHttpHandlers {
+  const registry = new AcpHttpRegistry(daemon, {
+    log: (error, context) => app.log.error({ err: error, context }, 'acp request failed'),
+    ...options,
+  });
+  const post = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    if (!isJson(request.headers['content-type']))
+      throw new HttpError(415, 'unsupported_media_type', 'POST /acp takes Content-Type: application/json');
+    let parsed: unknown;
+    try {
+      parsed = parseJsonBody(typeof request.body === 'string' ? request.body : '');
+    } catch {
+      return reply.code(400).send(rpcError(null, RPC_CODE.parseError, 'Parse error'));
+    }
+    if (Array.isArray(parsed))
+      return reply
+        .code(501)
+        .send(rpcError(null, RPC_CODE.invalidRequest, 'JSON-RPC batches are not supported'));
+    const message = asJsonRpcMessage(parsed);
+    if (message === undefined) {
+      const id = idOf(parsed);
+      return reply
+        .code(400)
+        .send(rpcError(id, RPC_CODE.invalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message'));
+    }
+    if ('method' in message && message.method === 'initialize' && 'id' in message)
+      return initialize(reply, message as AnyMessage & { id: JsonRpcId });
+
+    const connection = connectionOf(registry, request);
+    const sessionHeader = header(request, ACP_SESSION_HEADER);
+    const paramsSession =
+      'method' in message ? (message.params as { sessionId?: unknown } | undefined)?.sessionId : undefined;
+    if (sessionHeader !== undefined && typeof paramsSession === 'string' && paramsSession !== sessionHeader)
+      throw new HttpError(400, 'acp_session_mismatch', 'Acp-Session-Id does not match params.sessionId', {
+        sessionId: sessionHeader,
+      });
+    if ('method' in message && 'id' in message && connection.link.isPending(message.id))
+      throw new HttpError(400, 'acp_duplicate_request_id', 'A request with this id is still unanswered', {
+        id: message.id,
+      });
+    if ('method' in message && 'id' in message && connection.atCapacity)
+      throw new HttpError(
+        429,
+        'acp_too_many_requests',
+        'Too many ACP requests in flight on this connection; read the streams and retry',
+        {},
+        { 'Retry-After': '1' },
+      );
+    connection.touch();
+    connection.link.receive(message);
+    return reply.code(202).send();
+  };
+
+  /** `initialize` mints a connection; refusals are JSON-RPC errors mapped like any other. */
+  const initialize = async (reply: FastifyReply, message: AnyMessage & { id: JsonRpcId }) => {
+    const connection = daemon.draining ? undefined : registry.create();
+    if (connection === undefined) {
+      const refusal = daemon.draining
+        ? drainingError()
+        : new HttpError(
+            503,
+            'acp_connection_limit_exceeded',
+            'Too many ACP connections; retry later',
+            { limit: registry.maxConnections },
+            { 'Retry-After': '5' },
+          );
+      const { code, message: text, data } = toRequestError(refusal);
+      return reply
+        .code(refusal.statusCode)
+        .headers(refusal.headers)
+        .send(rpcError(message.id, code, text, data as Record<string, unknown>));
+    }
+    const response = await connection.link.call(message);
+    if ('error' in response) {
+      registry.close(connection.id);
+      return reply.code(400).send(response);
+    }
+    return reply.code(200).header('Acp-Connection-Id', connection.id).send(response);
+  };
+
+  const get = async (
+    request: FastifyRequest<{ Querystring: { maxQueued?: string } }>,
+    reply: FastifyReply,
+  ): Promise<unknown> => {
+    const accept = request.headers.accept ?? '';
+    if (!accept.toLowerCase().includes('text/event-stream'))
+      throw new HttpError(406, 'not_acceptable', 'GET /acp streams events: send Accept: text/event-stream');
+    const connection = connectionOf(registry, request);
+    const sessionId = header(request, ACP_SESSION_HEADER);
+    const headers = reply.getHeaders() as OutgoingHttpHeaders;
+    if (sessionId === undefined) {
+      const merger = connection.takeConnectionStream();
+      if (merger === undefined)
+        throw new HttpError(409, 'acp_stream_active', 'The connection stream already has a reader');
+      reply.hijack();
+      writeAcpSse(request.raw, reply.raw, merger, {
+        heartbeatMs,
+        headers,
+        onEnd: () => connection.releaseConnectionStream(),
+      });
+      return;
+    }
+    const lastEventId = parseLastEventId(request.headers['last-event-id']);
+    const epoch = header(request, 'x-qwen-event-epoch');
+    const maxQueued = parseMaxQueued(request.query.maxQueued);
+    const opened = connection.openSessionStream(sessionId, {
+      ...(lastEventId === undefined ? {} : { lastEventId }),
+      ...(epoch === undefined ? {} : { epoch }),
+      ...(maxQueued === undefined ? {} : { maxQueued }),
+    });
+    if (opened === null)
+      throw new HttpError(
+        429,
+        'acp_session_stream_limit_exceeded',
+        'Too many session streams on this connection',
+        {},
+        {
+          'Retry-After': '5',
+        },
+      );
+    reply.hijack();
+    writeAcpSse(request.raw, reply.raw, opened.merger, {
+      heartbeatMs,
+      headers: opened.epoch === undefined ? headers : { ...headers, 'X-Qwen-Event-Epoch': opened.epoch },
+      onEnd: () => connection.releaseSessionStream(sessionId, opened.merger),
+    });
+  };
+
+  const remove = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    const connection = connectionOf(registry, request);
+    registry.close(connection.id);
+    return reply.code(202).send();
+  };
+
+  return { post, get, delete: remove, closeAll: () => registry.closeAll() };
+}

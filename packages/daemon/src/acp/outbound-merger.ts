@@ -1,0 +1,142 @@
+import type { AnyMessage } from '@agentclientprotocol/sdk';
+import { LinkedQueue } from '@sluice/runtime';
+import type { EventFrame, Subscription } from '../events/index.js';
+
+/** One message ready for the wire, with the bus event id it came from (for SSE `id:`). */
+export interface OutboundItem {
+  readonly message: AnyMessage;
+  readonly eventId?: number;
+}
+
+interface Source {
+  readonly subscription: Subscription;
+  held: EventFrame | undefined;
+  reading: boolean;
+}
+
+/**
+ * The outbound side of one ACP stream: session events from bus subscriptions merged with the
+ * agent's own messages (responses), read by one writer. Session events go first, so a
+ * `session/prompt` response never overtakes the turn's updates. It buffers nothing itself: the
+ * subscriptions are the bus's bounded queues (a slow reader is evicted there), and direct
+ * messages are bounded by the transport's in-flight request cap.
+ */
+export class OutboundMerger {
+  private readonly sources = new Set<Source>();
+  private readonly direct = new LinkedQueue<AnyMessage>();
+  private wake: (() => void) | undefined;
+  private closed = false;
+  private subscribed = false;
+
+  /**
+   * @param translate turns a bus frame into its ACP message.
+   * @param mayEnd for a session stream: `next()` ends once its subscription ended (the session
+   *   closed), the direct messages are read and `mayEnd()` agrees (no request of the session is
+   *   still unanswered — a client fails those when the stream ends). Absent: never ends by itself.
+   */
+  constructor(
+    private readonly translate: (frame: EventFrame) => AnyMessage,
+    private readonly mayEnd?: () => boolean,
+  ) {}
+
+  /** Direct messages waiting for the writer. */
+  get queued(): number {
+    return this.direct.size;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Adds a session's subscription; it leaves by itself once it has ended. */
+  addSubscription(subscription: Subscription): void {
+    if (this.closed) {
+      subscription.close();
+      return;
+    }
+    this.subscribed = true;
+    this.sources.add({ subscription, held: undefined, reading: false });
+    this.notify();
+  }
+
+  /** Queues a message of the agent side (a response). */
+  push(message: AnyMessage): void {
+    if (this.closed) return;
+    this.direct.enqueue(message);
+    this.notify();
+  }
+
+  /** Wakes the reader to re-check whether the stream may end. */
+  poke(): void {
+    this.notify();
+  }
+
+  /** Takes back the direct messages nobody read (to re-route them), closing nothing. */
+  drainDirect(): AnyMessage[] {
+    const left: AnyMessage[] = [];
+    for (let message = this.direct.dequeue(); message !== undefined; message = this.direct.dequeue())
+      left.push(message);
+    return left;
+  }
+
+  /** The next item, waiting for one; `undefined` once closed. */
+  async next(): Promise<OutboundItem | undefined> {
+    for (;;) {
+      if (this.closed) return undefined;
+      const item = this.take();
+      if (item !== undefined) return item;
+      if (this.mayEnd !== undefined && this.subscribed && this.sources.size === 0 && this.mayEnd())
+        return undefined;
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+
+  /** Whether a subscription was ever added. */
+  get hasSubscription(): boolean {
+    return this.subscribed;
+  }
+
+  /** Closes every subscription and wakes the writer with `undefined`. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const source of this.sources) source.subscription.close();
+    this.sources.clear();
+    this.notify();
+  }
+
+  private take(): OutboundItem | undefined {
+    for (const source of this.sources) {
+      let frame = source.held;
+      source.held = undefined;
+      if (frame === undefined && !source.reading) frame = source.subscription.tryRead();
+      if (frame !== undefined) return this.item(frame);
+      if (source.subscription.ended && !source.reading) this.sources.delete(source);
+      else this.arm(source);
+    }
+    const message = this.direct.dequeue();
+    return message === undefined ? undefined : { message };
+  }
+
+  private item(frame: EventFrame): OutboundItem {
+    const message = this.translate(frame);
+    return frame.id === undefined ? { message } : { message, eventId: frame.id };
+  }
+
+  /** Waits for the subscription's next frame without blocking the other sources. */
+  private arm(source: Source): void {
+    if (source.reading || source.subscription.ended) return;
+    source.reading = true;
+    void source.subscription.next().then((step) => {
+      source.reading = false;
+      if (!step.done) source.held = step.value;
+      this.notify();
+    });
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+}

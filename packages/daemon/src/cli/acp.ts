@@ -1,0 +1,39 @@
+import { Readable, Writable } from 'node:stream';
+import { ndJsonStream } from '@agentclientprotocol/sdk';
+import { pino } from 'pino';
+import { serveAcpStream } from '../acp/stdio.js';
+import { daemonFromFlags, type ServeOptions } from './serve.js';
+
+/** Options of `sluice acp`: the daemon flags of `serve`, without the HTTP ones. */
+export type AcpCommandOptions = Omit<
+  ServeOptions,
+  'port' | 'hostname' | 'token' | 'requireAuth' | 'allowOrigin' | 'sseHeartbeatMs'
+>;
+
+/**
+ * `sluice acp`: ACP over stdin/stdout (newline-delimited JSON-RPC) backed by an in-process
+ * daemon. stdout carries protocol messages only; logs go to stderr. Resolves once stdin ended
+ * and the daemon drained.
+ */
+export async function runAcpStdio(
+  options: AcpCommandOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  const daemon = await daemonFromFlags(options);
+  const logger = pino(
+    { level: env['SLUICE_LOG_LEVEL'] ?? 'info', base: { name: 'sluice-acp' } },
+    pino.destination(2),
+  );
+  const stream = ndJsonStream(
+    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  );
+  const server = serveAcpStream(daemon, stream, {
+    log: (error, context) => logger.error({ err: error, context }, 'acp request failed'),
+  });
+  const stop = (): void => server.close();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  await server.closed;
+  await daemon.close();
+}

@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import type { Daemon } from '../../daemon.js';
+import { clientIdOf, objectBody, type SessionParams } from '../request-helpers.js';
+
+interface VoteParams {
+  requestId: string;
+}
+
+/**
+ * Permission votes of PROTOCOL §7, first responder wins: `POST /session/:id/permission/:requestId`
+ * and the session-less `POST /permission/:requestId`. Body `{outcome:{outcome:"selected",optionId}}`
+ * or `{outcome:{outcome:"cancelled"}}` → `200 {}`.
+ */
+export function permissionRoutes(app: FastifyInstance, daemon: Daemon): void {
+  app.post<{ Params: SessionParams & VoteParams }>('/session/:id/permission/:requestId', async (request) => {
+    const body = objectBody(request);
+    const { id, requestId } = request.params;
+    const clientId = clientIdOf(request);
+    daemon.bridge.status(id);
+    daemon.permissions.vote(requestId, body['outcome'], {
+      sessionId: id,
+      ...(clientId === undefined ? {} : { clientId }),
+    });
+    return {};
+  });
+
+  app.post<{ Params: VoteParams }>('/permission/:requestId', async (request) => {
+    const body = objectBody(request);
+    const clientId = clientIdOf(request);
+    daemon.permissions.vote(
+      request.params.requestId,
+      body['outcome'],
+      clientId === undefined ? {} : { clientId },
+    );
+    return {};
+  });
+}

@@ -1,0 +1,205 @@
+import type { RequestError } from '@agentclientprotocol/sdk';
+import { afterEach, describe, expect, test } from 'vitest';
+import { api, openEvents } from '../helpers/http-client.js';
+import { AskingAgent, startInProcess, type InProcessDaemon } from '../helpers/in-process-daemon.js';
+import { INITIALIZE, connectAcpHttp, openAcpStream } from '../helpers/acp-client.js';
+
+let server: InProcessDaemon | undefined;
+
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+});
+
+function rpc(id: number, method: string, params: unknown = {}) {
+  return { jsonrpc: '2.0', id, method, params };
+}
+
+describe('permissions over ACP HTTP (PROTOCOL §7, §8)', () => {
+  test('§8 a permission request reaches the ACP client as session/request_permission; its answer is the vote', async () => {
+    const agent = new AskingAgent();
+    server = await startInProcess({ permissionResponseTimeoutMs: 0 }, { agent });
+    const asked: string[] = [];
+    const { connection, log } = connectAcpHttp(server.url, {
+      onPermission: (request) => {
+        asked.push(request.options.map((o) => o.optionId).join(','));
+        return { outcome: { outcome: 'selected', optionId: 'allow' } };
+      },
+    });
+    try {
+      await connection.agent.request('initialize', INITIALIZE);
+      const { sessionId } = await connection.agent.request('session/new', {
+        cwd: server.daemon.config.workspace,
+        mcpServers: [],
+      });
+      const answer = await connection.agent.request('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'text', text: 'may I?' }],
+      });
+      expect(answer).toEqual({ stopReason: 'end_turn' });
+      expect(asked).toEqual(['allow,deny']);
+      expect(agent.outcomes).toEqual([{ outcome: 'selected', optionId: 'allow' }]);
+      const resolved = log.notifications.find((n) => n.kind === 'permission_resolved');
+      expect(resolved?.data).toMatchObject({ outcome: { outcome: 'selected', optionId: 'allow' } });
+    } finally {
+      connection.close();
+    }
+  });
+
+  test('§7 first responder wins across transports: a REST vote resolves it, the ACP answer comes too late', async () => {
+    const agent = new AskingAgent();
+    server = await startInProcess({ permissionResponseTimeoutMs: 0 }, { agent });
+    const base = server.url;
+    let voteOverRest: Promise<{ status: number }> | undefined;
+    const { connection } = connectAcpHttp(base, {
+      onPermission: (request) => {
+        const requestId = (request._meta as { qwen: { requestId: string } }).qwen.requestId;
+        voteOverRest = api(base, 'POST', `/permission/${requestId}`, {
+          body: { outcome: { outcome: 'selected', optionId: 'deny' } },
+        });
+        return { outcome: { outcome: 'selected', optionId: 'allow' } };
+      },
+    });
+    try {
+      await connection.agent.request('initialize', INITIALIZE);
+      const { sessionId } = await connection.agent.request('session/new', {
+        cwd: server.daemon.config.workspace,
+        mcpServers: [],
+      });
+      const events = await openEvents(base, sessionId);
+      await connection.agent.request('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'text', text: 'race' }],
+      });
+      const rest = await voteOverRest!;
+      // Exactly one vote won: the REST vote (200, "deny") or the ACP answer (then REST got 404).
+      expect([200, 404]).toContain(rest.status);
+      expect(agent.outcomes).toEqual([
+        { outcome: 'selected', optionId: rest.status === 200 ? 'deny' : 'allow' },
+      ]);
+      await events.waitFor((f) => f.event === 'permission_resolved');
+      expect(events.frames.filter((f) => f.event === 'permission_resolved')).toHaveLength(1);
+      events.close();
+    } finally {
+      connection.close();
+    }
+  });
+});
+
+describe('ACP HTTP bounds', () => {
+  test('§8 connections are capped: one more initialize → 503 with errorKind acp_connection_limit_exceeded', async () => {
+    server = await startInProcess({}, {}, { acp: { maxConnections: 1 } });
+    const first = await api(server.url, 'POST', '/acp', { body: rpc(0, 'initialize', INITIALIZE) });
+    expect(first.status).toBe(200);
+    const second = await api(server.url, 'POST', '/acp', { body: rpc(0, 'initialize', INITIALIZE) });
+    expect(second.status).toBe(503);
+    expect(second.headers['retry-after']).toBe('5');
+    expect(second.body.error).toMatchObject({
+      code: -32603,
+      data: { errorKind: 'acp_connection_limit_exceeded', limit: 1 },
+    });
+    const deleted = await api(server.url, 'DELETE', '/acp', {
+      headers: { 'acp-connection-id': first.headers['acp-connection-id'] as string },
+    });
+    expect(deleted.status).toBe(202);
+    expect((await api(server.url, 'POST', '/acp', { body: rpc(0, 'initialize', INITIALIZE) })).status).toBe(
+      200,
+    );
+  });
+
+  test('§8 an abandoned connection (no stream, no request) is closed after the idle timeout', async () => {
+    server = await startInProcess({}, {}, { acp: { maxConnections: 1, idleTimeoutMs: 50 } });
+    const url = server.url;
+    const first = await api(url, 'POST', '/acp', { body: rpc(0, 'initialize', INITIALIZE) });
+    const id = first.headers['acp-connection-id'] as string;
+    await expect
+      .poll(async () => (await api(url, 'DELETE', '/acp', { headers: { 'acp-connection-id': id } })).status)
+      .toBe(404);
+    expect((await api(url, 'POST', '/acp', { body: rpc(0, 'initialize', INITIALIZE) })).status).toBe(200);
+  });
+
+  test('§8 answers nobody reads are bounded: past maxOutstanding a request → 429', async () => {
+    server = await startInProcess({}, {}, { acp: { maxOutstanding: 2 } });
+    const init = await api(server.url, 'POST', '/acp', { body: rpc(0, 'initialize', INITIALIZE) });
+    const headers = { 'acp-connection-id': init.headers['acp-connection-id'] as string };
+    // No stream is open, so every answer waits in the connection's queue.
+    expect((await api(server.url, 'POST', '/acp', { body: rpc(1, 'session/list'), headers })).status).toBe(
+      202,
+    );
+    expect((await api(server.url, 'POST', '/acp', { body: rpc(2, 'session/list'), headers })).status).toBe(
+      202,
+    );
+    const refused = await api(server.url, 'POST', '/acp', { body: rpc(3, 'session/list'), headers });
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('acp_too_many_requests');
+    // Reading the stream frees the room.
+    const stream = await openAcpStream(server.url, headers);
+    await stream.waitFor((f) => f.message.id === 2);
+    expect((await api(server.url, 'POST', '/acp', { body: rpc(4, 'session/list'), headers })).status).toBe(
+      202,
+    );
+    await stream.waitFor((f) => f.message.id === 4);
+    stream.close();
+  });
+
+  test('§8 reusing the id of an unanswered request → 400 acp_duplicate_request_id', async () => {
+    server = await startInProcess({ echoDelayMs: 60_000 });
+    const init = await api(server.url, 'POST', '/acp', { body: rpc(0, 'initialize', INITIALIZE) });
+    const headers = { 'acp-connection-id': init.headers['acp-connection-id'] as string };
+    await api(server.url, 'POST', '/acp', {
+      body: rpc(1, 'session/new', { cwd: server.daemon.config.workspace, mcpServers: [] }),
+      headers,
+    });
+    const stream = await openAcpStream(server.url, headers);
+    const sessionId = (await stream.waitFor((f) => f.message.id === 1)).message.result.sessionId as string;
+    const prompt = rpc(2, 'session/prompt', { sessionId, prompt: [{ type: 'text', text: 'long' }] });
+    expect((await api(server.url, 'POST', '/acp', { body: prompt, headers })).status).toBe(202);
+    const again = await api(server.url, 'POST', '/acp', { body: prompt, headers });
+    expect(again.status).toBe(400);
+    expect(again.body.code).toBe('acp_duplicate_request_id');
+    stream.close();
+  });
+
+  test('§8 a second reader of the connection stream → 409 while the first is open', async () => {
+    server = await startInProcess();
+    const init = await api(server.url, 'POST', '/acp', { body: rpc(0, 'initialize', INITIALIZE) });
+    const headers = { 'acp-connection-id': init.headers['acp-connection-id'] as string };
+    const first = await openAcpStream(server.url, headers);
+    const second = await api(server.url, 'GET', '/acp', {
+      headers: { ...headers, accept: 'text/event-stream' },
+    });
+    expect(second.status).toBe(409);
+    first.close();
+  });
+
+  test('§8 a Acp-Session-Id that contradicts params.sessionId → 400', async () => {
+    server = await startInProcess();
+    const init = await api(server.url, 'POST', '/acp', { body: rpc(0, 'initialize', INITIALIZE) });
+    const res = await api(server.url, 'POST', '/acp', {
+      body: rpc(1, 'session/prompt', { sessionId: 'a', prompt: [] }),
+      headers: { 'acp-connection-id': init.headers['acp-connection-id'] as string, 'acp-session-id': 'b' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('acp_session_mismatch');
+  });
+
+  test('§8 DELETE cancels the prompts the connection is waiting for', async () => {
+    server = await startInProcess({ echoDelayMs: 60_000 });
+    const { connection } = connectAcpHttp(server.url);
+    await connection.agent.request('initialize', INITIALIZE);
+    const { sessionId } = await connection.agent.request('session/new', {
+      cwd: server.daemon.config.workspace,
+      mcpServers: [],
+    });
+    const events = await openEvents(server.url, sessionId);
+    const prompt = connection.agent
+      .request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'long' }] })
+      .catch((error: RequestError) => error);
+    await events.waitFor((f) => f.event === 'session_update');
+    connection.close();
+    const done = await events.waitFor((f) => f.event === 'turn_complete');
+    expect(done.data.data.stopReason).toBe('cancelled');
+    await prompt;
+    events.close();
+  });
+});
