@@ -13,6 +13,7 @@ export function parseRetryAfter(
     const seconds = Number(text);
     return Number.isSafeInteger(seconds) ? seconds * 1000 : undefined;
   }
+  if (!/^[A-Za-z]{3}, /.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
