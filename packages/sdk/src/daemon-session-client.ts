@@ -240,6 +240,8 @@ export class DaemonSessionClient {
       this.early.delete(accepted.promptId);
       return new Promise((resolve) => resolve(settleTerminal(early)));
     }
+    // the stream closed while the POST was out: nothing will route this prompt's end
+    if (this.openStreams === 0) return this.client.awaitTurn(this.sessionId, accepted, signal, this.clientId);
     return new Promise<PromptResult>((resolve, reject) => {
       const onAbort = (): void => {
         waiter.detach();
