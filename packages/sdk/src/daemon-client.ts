@@ -207,7 +207,8 @@ export class DaemonClient {
     const query = new URLSearchParams();
     if (options.pageSize !== undefined) query.set('size', String(options.pageSize));
     if (options.cursor !== undefined) query.set('cursor', options.cursor);
-    const suffix = query.size > 0 ? `?${query.toString()}` : '';
+    const encoded = query.toString();
+    const suffix = encoded === '' ? '' : `?${encoded}`;
     return this.core.json('GET', `/workspace/${encodeURIComponent(workspaceCwd)}/sessions${suffix}`);
   }
 

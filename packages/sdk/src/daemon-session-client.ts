@@ -240,8 +240,9 @@ export class DaemonSessionClient {
       this.early.delete(accepted.promptId);
       return new Promise((resolve) => resolve(settleTerminal(early)));
     }
-    // the stream closed while the POST was out: nothing will route this prompt's end
-    if (this.openStreams === 0) return this.client.awaitTurn(this.sessionId, accepted, signal, this.clientId);
+    // the stream closed while the POST was out, or the caller already left: no waiter needed
+    if (this.openStreams === 0 || signal?.aborted)
+      return this.client.awaitTurn(this.sessionId, accepted, signal, this.clientId);
     return new Promise<PromptResult>((resolve, reject) => {
       const onAbort = (): void => {
         waiter.detach();

@@ -121,8 +121,12 @@ export async function* subscribeEvents(
       }
       options.onSseStreamAccepted?.(response.headers.get(SSE_STREAM_ID_HEADER) ?? undefined);
       for await (const event of readEventStream(response.body)) {
-        progressed = true;
-        if (event.id !== undefined) cursor = event.id;
+        if (event.id !== undefined) {
+          // only bus events count as progress: a stream that keeps closing after its
+          // synthetic replay_complete must spend attempts, not loop at the first backoff
+          progressed = true;
+          cursor = event.id;
+        }
         yield event;
         if (event.type === EVENT_TYPES.sessionClosed) return;
       }

@@ -29,7 +29,9 @@ test('the README example creates a session, streams a turn and closes it', async
   const source = readmeExample().replace("'http://127.0.0.1:4170'", JSON.stringify(daemon.url));
   writeFileSync(GENERATED, `${source}\nexport {};\n`);
   const out: string[] = [];
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
+  const write = vi
+    .spyOn(process.stdout, 'write')
+    .mockImplementation((chunk) => (out.push(String(chunk)), true));
   const log = vi.spyOn(console, 'log').mockImplementation((...parts) => void out.push(parts.join(' ')));
   try {
     await import(/* @vite-ignore */ GENERATED);
