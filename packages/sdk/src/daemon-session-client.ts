@@ -19,7 +19,7 @@ import type {
   PromptRequest,
   RestoreSessionRequest,
 } from './daemon-client.js';
-import { DaemonPromptLostError } from './errors.js';
+import { DaemonHttpError, DaemonPromptLostError } from './errors.js';
 import type { DaemonEvent, SubscribeOptions } from './events.js';
 import { normalizePendingPromptLimit } from './options.js';
 import { settleTerminal, terminalPromptId } from './turn.js';
@@ -86,7 +86,8 @@ function validCursor(value: number | undefined): number | undefined {
  */
 export class DaemonSessionClient {
   readonly client: DaemonClient;
-  readonly session: SessionHandle;
+  /** The session handle; its `clientId` is replaced when the daemon forgot this client. */
+  session: SessionHandle;
   readonly hasActivePrompt: boolean;
   private readonly limit: number;
   private lastSeenEventId: number | undefined;
@@ -95,6 +96,7 @@ export class DaemonSessionClient {
   private postsInFlight = 0;
   private readonly waiters = new Map<string, Waiter>();
   private readonly early = new Map<string, DaemonEvent>();
+  private reattaching: Promise<void> | undefined;
 
   constructor(options: DaemonSessionClientOptions) {
     if (typeof options !== 'object' || options === null || typeof options.client !== 'object')
@@ -210,15 +212,29 @@ export class DaemonSessionClient {
    * Either way one local slot is held and released exactly once.
    */
   async prompt(request: PromptRequest, signal?: AbortSignal): Promise<PromptResult> {
-    if (this.openStreams === 0)
-      return this.client.runPrompt(this.sessionId, request, signal, this.clientId, this.limit);
+    if (this.openStreams === 0) {
+      try {
+        return await this.client.runPrompt(this.sessionId, request, signal, this.clientId, this.limit);
+      } catch (error) {
+        // refused at admission, before anything ran: re-register and send once more
+        if (!this.forgotUs(error)) throw error;
+        await this.reattach();
+        return this.client.runPrompt(this.sessionId, request, signal, this.clientId, this.limit);
+      }
+    }
     signal?.throwIfAborted();
     const release = this.client.reservePromptSlot(this.sessionId, this.limit);
     try {
       this.postsInFlight++;
       let admission;
       try {
-        admission = await this.client.admitPrompt(this.sessionId, request, signal, this.clientId);
+        admission = await this.client
+          .admitPrompt(this.sessionId, request, signal, this.clientId)
+          .catch(async (error: unknown) => {
+            if (!this.forgotUs(error)) throw error;
+            await this.reattach();
+            return this.client.admitPrompt(this.sessionId, request, signal, this.clientId);
+          });
       } finally {
         this.postsInFlight--;
       }
@@ -227,6 +243,33 @@ export class DaemonSessionClient {
     } finally {
       release();
     }
+  }
+
+  /**
+   * `400 invalid_client_id` naming this client: the daemon restarted or reloaded the session
+   * and no longer knows our `clientId`. The prompt was refused at admission, so it never ran.
+   */
+  private forgotUs(error: unknown): boolean {
+    return (
+      error instanceof DaemonHttpError &&
+      error.status === 400 &&
+      error.code === 'invalid_client_id' &&
+      this.clientId !== undefined
+    );
+  }
+
+  /** Registers again (`POST /session/:id/resume`) for a fresh client id; concurrent callers share one call. */
+  private reattach(): Promise<void> {
+    this.reattaching ??= this.client
+      .resumeSession(this.sessionId)
+      .then((restored) => {
+        this.session = {
+          ...this.session,
+          ...(restored.clientId === undefined ? {} : { clientId: restored.clientId }),
+        };
+      })
+      .finally(() => (this.reattaching = undefined));
+    return this.reattaching;
   }
 
   /** Sends a prompt and returns its `202` envelope only (no slot, no wait). */

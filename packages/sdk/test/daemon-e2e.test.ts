@@ -395,6 +395,35 @@ describe('§7 branching and permissions', () => {
 });
 
 describe('BP-14 DaemonSessionClient against the daemon', () => {
+  test('§1 a session client the daemon forgot (400 invalid_client_id) re-registers through resume and sends once more', async () => {
+    const client = new DaemonClient({ baseUrl: fast.url });
+    const sc = await DaemonSessionClient.createOrAttach(client, { sessionScope: 'thread' });
+    const forgotten = sc.clientId;
+    await sc.detach();
+    await expect(client.prompt(sc.sessionId, text('raw'), undefined, forgotten)).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_client_id',
+    });
+    await expect(sc.prompt(text('temporary stream path'))).resolves.toMatchObject({ stopReason: 'end_turn' });
+    expect(sc.clientId).toEqual(expect.any(String));
+    expect(sc.clientId).not.toBe(forgotten);
+
+    await sc.detach();
+    const stop = new AbortController();
+    let accepted = false;
+    const listening = (async () => {
+      for await (const _ of sc.events({ signal: stop.signal, onSseStreamAccepted: () => (accepted = true) }));
+    })();
+    await until(() => accepted);
+    const before = sc.clientId;
+    await expect(sc.prompt(text('stream path'))).resolves.toMatchObject({ stopReason: 'end_turn' });
+    expect(sc.clientId).not.toBe(before);
+    expect(sc.pendingPromptCount).toBe(0);
+    stop.abort();
+    await listening;
+    await sc.close();
+  });
+
   test('BP-14 prompts settle from the long-lived events() stream, under the same local limit', async () => {
     const client = new DaemonClient({ baseUrl: proxy.url });
     const caps = await client.capabilities();
