@@ -86,8 +86,13 @@ export interface BranchSessionRequest {
   name?: string;
 }
 
-/** A prompt request: ACP content blocks and an optional per-prompt deadline. */
-export type PromptRequest = PromptBody;
+/**
+ * A prompt request: ACP content blocks and an optional per-prompt deadline. Blocks are typed
+ * as loosely as the reference client's (any object); the daemon answers `400` without `type`.
+ */
+export interface PromptRequest extends Omit<PromptBody, 'prompt'> {
+  prompt: Array<PromptBody['prompt'][number] | Record<string, unknown>>;
+}
 
 /** What a prompt POST gave: the 202 envelope or a blocking daemon's result. */
 export type Admission = { accepted: PromptAccepted } | { result: PromptResult };
