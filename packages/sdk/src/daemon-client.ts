@@ -9,8 +9,6 @@ import {
   type PendingPromptsResponse,
   type PermissionVote,
   type PromptAccepted,
-  type PromptBody,
-  type PromptQueueFullBody,
   type PromptResult,
   type RemovePendingPromptResponse,
   type RestoredSessionHandle,
@@ -19,13 +17,8 @@ import {
   type SessionSummary,
   type StateResyncRequiredData,
 } from '@sluice/protocol';
-import { abortReason, anySignal } from './abort.js';
-import {
-  DaemonPendingPromptLimitError,
-  DaemonPromptLostError,
-  DaemonProtocolError,
-  DaemonStreamEndedError,
-} from './errors.js';
+import { abortReason } from './abort.js';
+import { DaemonPromptLostError, DaemonStreamEndedError } from './errors.js';
 import {
   DEFAULT_RECONNECT,
   reconnectSettings,
@@ -35,9 +28,10 @@ import {
   type ReconnectSettings,
   type SubscribeOptions,
 } from './events.js';
-import { HttpCore, errorFrom, readJson, sessionPath, discard, type FetchLike } from './http.js';
+import { HttpCore, errorFrom, sessionPath, discard, type FetchLike } from './http.js';
 import { normalizePendingPromptLimit, optionalTimeoutMs } from './options.js';
 import { PromptReservations } from './reservations.js';
+import { postPrompt, type Admission, type PromptRequest } from './prompt-post.js';
 import { matchTurnEvent } from './turn.js';
 
 /** Default per-call timeout of the short requests, in ms. */
@@ -86,27 +80,7 @@ export interface BranchSessionRequest {
   name?: string;
 }
 
-/**
- * A prompt request: ACP content blocks and an optional per-prompt deadline. Blocks are typed
- * as loosely as the reference client's (any object); the daemon answers `400` without `type`.
- */
-export interface PromptRequest extends Omit<PromptBody, 'prompt'> {
-  prompt: Array<PromptBody['prompt'][number] | Record<string, unknown>>;
-}
-
-/** What a prompt POST gave: the 202 envelope or a blocking daemon's result. */
-export type Admission = { accepted: PromptAccepted } | { result: PromptResult };
-
-function isAccepted(value: unknown): value is PromptAccepted {
-  const body = value as Partial<PromptAccepted> | null;
-  return (
-    typeof body === 'object' &&
-    body !== null &&
-    typeof body.promptId === 'string' &&
-    Number.isSafeInteger(body.lastEventId) &&
-    (body.lastEventId as number) >= 0
-  );
-}
+export type { PromptRequest } from './prompt-post.js';
 
 function validBaseUrl(value: unknown): string {
   if (typeof value !== 'string') throw new TypeError(`baseUrl must be a string, got ${String(value)}`);
@@ -403,7 +377,7 @@ export class DaemonClient {
     signal?: AbortSignal,
     clientId?: string,
   ): Promise<PromptAccepted | PromptResult> {
-    const admission = await this.postPrompt(sessionId, request, clientId, signal);
+    const admission = await postPrompt(this.core, sessionId, request, clientId, signal);
     return 'accepted' in admission ? admission.accepted : admission.result;
   }
 
@@ -468,7 +442,7 @@ export class DaemonClient {
     clientId: string | undefined,
   ): Promise<Admission> {
     const background = new AbortController();
-    const post = this.postPrompt(sessionId, request, clientId, background.signal);
+    const post = postPrompt(this.core, sessionId, request, clientId, background.signal);
     if (signal === undefined) return post;
     return new Promise<Admission>((resolve, reject) => {
       const onAbort = (): void => {
@@ -496,44 +470,5 @@ export class DaemonClient {
         },
       );
     });
-  }
-
-  /** `POST /session/:id/prompt` → the 202 envelope, a blocking 200 result, or a typed error. */
-  private async postPrompt(
-    sessionId: string,
-    request: PromptRequest,
-    clientId: string | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<Admission> {
-    const label = 'POST /session/:id/prompt';
-    const response = await this.core.send('POST', sessionPath(sessionId, '/prompt'), {
-      body: request,
-      clientId,
-      signal: anySignal([signal]),
-      timeout: false,
-    });
-    if (response.status === 202) {
-      const body = await readJson<unknown>(response, label);
-      if (!isAccepted(body))
-        throw new DaemonProtocolError(`${label}: the 202 body has no promptId/lastEventId`);
-      return { accepted: body };
-    }
-    if (response.ok) {
-      const body = await readJson<PromptResult>(response, label);
-      if (typeof body !== 'object' || body === null || typeof body.stopReason !== 'string')
-        throw new DaemonProtocolError(`${label}: the ${response.status} body has no stopReason`);
-      return { result: body };
-    }
-    const error = await errorFrom(response, label);
-    if (error.status === 503 && error.code === 'prompt_queue_full') {
-      const body = error.body as Partial<PromptQueueFullBody>;
-      throw new DaemonPendingPromptLimitError(
-        typeof body.sessionId === 'string' ? body.sessionId : sessionId,
-        typeof body.limit === 'number' ? body.limit : NaN,
-        typeof body.pendingCount === 'number' ? body.pendingCount : NaN,
-        { local: false, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) },
-      );
-    }
-    throw error;
   }
 }
