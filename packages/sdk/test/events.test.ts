@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DaemonClient, DaemonHttpError, DaemonProtocolError, type DaemonEvent } from '../src/index.js';
+import { readEventStream } from '../src/sse.js';
 import {
   json,
   openSse,
@@ -182,5 +183,37 @@ describe('subscribeEvents', () => {
     expect(events).toHaveLength(1);
     expect(open).toBeDefined();
     await new Promise<void>((resolve) => (closed ? resolve() : open!.on('close', () => resolve())));
+  });
+});
+
+describe('readEventStream', () => {
+  const streamOf = (...chunks: string[]): ReadableStream<Uint8Array> =>
+    new ReadableStream({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
+        controller.close();
+      },
+    });
+
+  test('frames split across chunks and multi-byte characters are reassembled', async () => {
+    const frame =
+      'id: 1\nevent: session_update\ndata: {"id":1,"v":1,"type":"session_update","data":{"text":"héllo ✓"}}\n\n';
+    const bytes = new TextEncoder().encode(frame);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < bytes.length; i += 7) controller.enqueue(bytes.slice(i, i + 7));
+        controller.close();
+      },
+    });
+    const events: DaemonEvent[] = [];
+    for await (const event of readEventStream(body)) events.push(event);
+    expect(events).toEqual([{ id: 1, v: 1, type: 'session_update', data: { text: 'héllo ✓' } }]);
+  });
+
+  test('a stream without frame breaks is refused once it exceeds the buffer bound', async () => {
+    const consume = async (): Promise<void> => {
+      for await (const _ of readEventStream(streamOf('data: ', 'x'.repeat(100), 'y'.repeat(100)), 64));
+    };
+    await expect(consume()).rejects.toBeInstanceOf(DaemonProtocolError);
   });
 });

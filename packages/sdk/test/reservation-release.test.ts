@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import {
   DaemonClient,
   DaemonPendingPromptLimitError,
+  DaemonPromptLostError,
   DaemonProtocolError,
   DaemonStreamEndedError,
   isDaemonTurnError,
@@ -178,6 +179,32 @@ describe('BP-11 every release path gives the slot back exactly once', () => {
     const client = newClient();
     const hold = await holdOne(client);
     await expect(client.prompt(SID, text('a'))).rejects.toBeInstanceOf(DaemonStreamEndedError);
+    expect(client.pendingPromptCount(SID)).toBe(1);
+    await endHold(client, hold);
+  });
+
+  test('BP-11 a bus reset (epoch_reset) whose replay lacks the prompt releases once with DaemonPromptLostError', async () => {
+    script(accepted('p6'), (request, res) => {
+      expect(request.headers['x-qwen-event-epoch']).toBe('epoch-1');
+      openSse(res, 'epoch-2');
+      sendEvent(res, 'state_resync_required', {
+        reason: 'epoch_reset',
+        lastDeliveredId: 7,
+        earliestAvailableId: 1,
+      });
+      sendEvent(
+        res,
+        'turn_complete',
+        { sessionId: SID, promptId: 'someone-else', stopReason: 'end_turn' },
+        1,
+        'someone-else',
+      );
+      sendEvent(res, 'replay_complete', { replayedCount: 1 });
+      held.push(res);
+    });
+    const client = newClient();
+    const hold = await holdOne(client);
+    await expect(client.prompt(SID, text('a'))).rejects.toBeInstanceOf(DaemonPromptLostError);
     expect(client.pendingPromptCount(SID)).toBe(1);
     await endHold(client, hold);
   });
