@@ -165,18 +165,22 @@ export class DaemonSessionClient {
     });
   }
 
+  /** The bound session's id. */
   get sessionId(): string {
     return this.session.sessionId;
   }
 
+  /** The workspace the session runs in. */
   get workspaceCwd(): string {
     return this.session.workspaceCwd;
   }
 
+  /** True when this client joined an existing session (`single` scope). */
   get attached(): boolean {
     return this.session.attached;
   }
 
+  /** The daemon-issued client id sent with this client's requests. */
   get clientId(): string | undefined {
     return this.session.clientId;
   }

@@ -19,10 +19,11 @@ let fast: SluiceProcess;
 let slow: SluiceProcess;
 let unlimited: SluiceProcess;
 let deadline: SluiceProcess;
+let secured: SluiceProcess;
 let proxy: CountingProxy;
 
 beforeAll(async () => {
-  [fast, slow, unlimited, deadline] = await Promise.all([
+  [fast, slow, unlimited, deadline, secured] = await Promise.all([
     startSluice(),
     startSluice(['--echo-delay-ms', '60000', '--drain-timeout-ms', '0']),
     startSluice([
@@ -34,13 +35,14 @@ beforeAll(async () => {
       '0',
     ]),
     startSluice(['--echo-delay-ms', '60000', '--drain-timeout-ms', '0', '--prompt-deadline-ms', '100']),
+    startSluice(['--token', 'sdk-secret', '--require-auth', '--event-ring-size', '6']),
   ]);
   proxy = await startCountingProxy(slow.url);
 });
 
 afterAll(async () => {
   await proxy?.close();
-  await Promise.all([fast?.stop(), slow?.stop(), unlimited?.stop(), deadline?.stop()]);
+  await Promise.all([fast?.stop(), slow?.stop(), unlimited?.stop(), deadline?.stop(), secured?.stop()]);
 });
 
 async function threadSession(client: DaemonClient) {
@@ -344,6 +346,39 @@ describe('§6 events', () => {
     expect(events[0]).toMatchObject({ type: 'state_resync_required', data: { reason: 'epoch_reset' } });
     expect(events.find((e) => e.id !== undefined)?.id).toBe(1);
     expect(epochs).toEqual([(accepted as { eventEpoch: string }).eventEpoch]);
+    await client.closeSession(session.sessionId);
+  });
+});
+
+describe('§2 bearer token and §6 ring eviction', () => {
+  test('§2 the token is sent on every request; without it the daemon answers 401 as a DaemonHttpError', async () => {
+    await expect(new DaemonClient({ baseUrl: secured.url }).health()).rejects.toMatchObject({ status: 401 });
+    const client = new DaemonClient({ baseUrl: secured.url, token: 'sdk-secret' });
+    await expect(client.health()).resolves.toEqual({ status: 'ok' });
+    const session = await threadSession(client);
+    await expect(client.prompt(session.sessionId, text('authorised'))).resolves.toMatchObject({
+      stopReason: 'end_turn',
+    });
+    await client.closeSession(session.sessionId);
+  });
+
+  test('§6 a cursor older than the ring gets state_resync_required ring_evicted, then the ring that is left', async () => {
+    const client = new DaemonClient({ baseUrl: secured.url, token: 'sdk-secret' });
+    const session = await threadSession(client);
+    for (const word of ['one', 'two', 'three']) await client.prompt(session.sessionId, text(word));
+    const abort = new AbortController();
+    const events = await collectUntil(
+      client.subscribeEvents(session.sessionId, { lastEventId: 1, signal: abort.signal }),
+      (e) => e.type === 'replay_complete',
+    );
+    abort.abort();
+    expect(events[0]).toMatchObject({
+      type: 'state_resync_required',
+      data: { reason: 'ring_evicted', lastDeliveredId: 1 },
+    });
+    const ids = events.filter((e) => e.id !== undefined).map((e) => e.id!);
+    expect(ids).toHaveLength(6);
+    expect(ids[0]).toBe((events[0]!.data as { earliestAvailableId: number }).earliestAvailableId);
     await client.closeSession(session.sessionId);
   });
 });
