@@ -1,2 +1,3 @@
 export * from './model.js';
 export * from './errors.js';
+export * from './wire.js';

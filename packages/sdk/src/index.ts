@@ -1,1 +1,46 @@
-export {};
+export { DaemonClient, DEFAULT_FETCH_TIMEOUT_MS } from './daemon-client.js';
+export type {
+  BranchSessionRequest,
+  CreateSessionRequest,
+  DaemonClientOptions,
+  PromptRequest,
+  RestoreSessionRequest,
+} from './daemon-client.js';
+export { DaemonSessionClient, MAX_EARLY_TERMINAL_EVENTS } from './daemon-session-client.js';
+export type {
+  DaemonSessionClientOptions,
+  DaemonSessionSubscribeOptions,
+  SessionClientFactoryOptions,
+} from './daemon-session-client.js';
+export {
+  DaemonHttpError,
+  DaemonPendingPromptLimitError,
+  DaemonPromptLostError,
+  DaemonProtocolError,
+  DaemonStreamEndedError,
+  DaemonTurnError,
+  isDaemonTurnError,
+} from './errors.js';
+export { DEFAULT_RECONNECT } from './events.js';
+export type { DaemonEvent, ReconnectOptions, SubscribeOptions } from './events.js';
+export type { FetchLike } from './http.js';
+export { DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION, normalizePendingPromptLimit } from './options.js';
+export { parseRetryAfter } from './retry-after.js';
+export { matchTurnEvent } from './turn.js';
+export { withRetry } from './with-retry.js';
+export type { RetryOptions } from './with-retry.js';
+export type {
+  BranchedSessionHandle,
+  Capabilities,
+  EventEnvelope,
+  PendingPrompt,
+  PendingPromptsResponse,
+  PermissionVote,
+  PromptAccepted,
+  PromptContentBlock,
+  PromptResult,
+  RemovePendingPromptResponse,
+  RestoredSessionHandle,
+  SessionHandle,
+  SessionSummary,
+} from '@sluice/protocol';

@@ -1,0 +1,16 @@
+/** Exponential backoff settings: `baseMs · 2^attempt`, never more than `capMs`. */
+export interface BackoffOptions {
+  baseMs: number;
+  capMs: number;
+  /** Source of randomness in [0, 1); defaults to `Math.random`. */
+  random?: () => number;
+}
+
+/**
+ * "Full jitter" delay before retry number `attempt` (0-based): uniform in
+ * `[0, min(capMs, baseMs · 2^attempt)]`, so many clients that failed together spread out.
+ */
+export function jitteredBackoff(attempt: number, options: BackoffOptions): number {
+  const ceiling = Math.min(options.capMs, options.baseMs * 2 ** Math.min(attempt, 30));
+  return Math.floor((options.random ?? Math.random)() * ceiling);
+}

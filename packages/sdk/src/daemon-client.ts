@@ -1,0 +1,474 @@
+import {
+  EVENT_TYPES,
+  PERMISSION_NOT_FOUND_CODE,
+  type BranchedSessionHandle,
+  type Capabilities,
+  type CreateSessionBody,
+  type HeartbeatResponse,
+  type ModelSchedulerSnapshot,
+  type PendingPromptsResponse,
+  type PermissionVote,
+  type PromptAccepted,
+  type PromptResult,
+  type RemovePendingPromptResponse,
+  type RestoredSessionHandle,
+  type SessionHandle,
+  type SessionListPage,
+  type SessionSummary,
+  type StateResyncRequiredData,
+} from '@sluice/protocol';
+import { abortReason } from './abort.js';
+import { DaemonPromptLostError, DaemonStreamEndedError } from './errors.js';
+import {
+  DEFAULT_RECONNECT,
+  reconnectSettings,
+  subscribeEvents,
+  type DaemonEvent,
+  type ReconnectOptions,
+  type ReconnectSettings,
+  type SubscribeOptions,
+} from './events.js';
+import { HttpCore, errorFrom, sessionPath, discard, type FetchLike } from './http.js';
+import { normalizePendingPromptLimit, optionalTimeoutMs } from './options.js';
+import { PromptReservations } from './reservations.js';
+import { postPrompt, type Admission, type PromptRequest } from './prompt-post.js';
+import { matchTurnEvent } from './turn.js';
+
+/** Default per-call timeout of the short requests, in ms. */
+export const DEFAULT_FETCH_TIMEOUT_MS = 30_000;
+
+/** Options of {@link DaemonClient}. */
+export interface DaemonClientOptions {
+  /** The daemon's base URL, e.g. `http://127.0.0.1:4170`; trailing slashes are dropped. */
+  baseUrl: string;
+  /** Bearer token (`--token` / `SLUICE_TOKEN` of the daemon). */
+  token?: string;
+  /** The `fetch` to use; default `globalThis.fetch`. */
+  fetch?: FetchLike;
+  /**
+   * Timeout of short requests and of opening an event stream, in ms (default 30 000; `0` or
+   * `Infinity` disable). Never applied to a prompt's turn or to a stream once open.
+   */
+  fetchTimeoutMs?: number;
+  /**
+   * Local limit of outstanding `prompt()` calls per session (BP-11 … BP-13). Pass
+   * `capabilities.limits.maxPendingPromptsPerSession` straight in; default 5; `null`, `0`
+   * and `Infinity` disable it. The daemon still enforces its own limit (BP-4).
+   */
+  maxPendingPromptsPerSession?: number | null;
+  /** How event streams re-open after a drop; `false` disables. */
+  reconnect?: ReconnectOptions | boolean;
+}
+
+/** `createOrAttachSession` request (reference names: `workspaceCwd` is sent as `cwd`). */
+export interface CreateSessionRequest {
+  workspaceCwd?: string;
+  sessionScope?: 'single' | 'thread';
+  sessionId?: string;
+  modelServiceId?: string;
+  approvalMode?: string;
+}
+
+/** `loadSession` / `resumeSession` request. */
+export interface RestoreSessionRequest {
+  workspaceCwd?: string;
+  approvalMode?: string;
+}
+
+/** `branchSession` request. */
+export interface BranchSessionRequest {
+  name?: string;
+}
+
+export type { PromptRequest } from './prompt-post.js';
+
+function validBaseUrl(value: unknown): string {
+  if (typeof value !== 'string') throw new TypeError(`baseUrl must be a string, got ${String(value)}`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new TypeError(`baseUrl must be an absolute http(s) URL, got ${JSON.stringify(value)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TypeError(`baseUrl must be an absolute http(s) URL, got ${JSON.stringify(value)}`);
+  return value.replace(/\/+$/, '');
+}
+
+/**
+ * Client of one Sluice (or `qwen serve`) daemon over REST + SSE, a drop-in for the reference
+ * `DaemonClient`: same method names and parameter positions. Uses only `fetch` and an SSE
+ * parser, so it runs in browsers too. `prompt()` keeps a local per-session reservation
+ * (BP-11) so a full session fails fast without a request.
+ */
+export class DaemonClient {
+  readonly baseUrl: string;
+  private readonly core: HttpCore;
+  private readonly fetchTimeoutMs: number;
+  private readonly reconnect: ReconnectSettings;
+  private readonly promptLimit: number;
+  private readonly reservations = new PromptReservations();
+
+  constructor(options: DaemonClientOptions) {
+    if (typeof options !== 'object' || options === null)
+      throw new TypeError(`DaemonClient options must be an object, got ${String(options)}`);
+    this.baseUrl = validBaseUrl(options.baseUrl);
+    if (options.token !== undefined && (typeof options.token !== 'string' || options.token.length === 0))
+      throw new TypeError('token must be a non-empty string when given');
+    if (options.fetch !== undefined && typeof options.fetch !== 'function')
+      throw new TypeError(`fetch must be a function, got ${typeof options.fetch}`);
+    this.fetchTimeoutMs = optionalTimeoutMs(
+      'fetchTimeoutMs',
+      options.fetchTimeoutMs,
+      DEFAULT_FETCH_TIMEOUT_MS,
+    );
+    this.promptLimit = normalizePendingPromptLimit(options.maxPendingPromptsPerSession);
+    this.reconnect = reconnectSettings(options.reconnect, DEFAULT_RECONNECT);
+    const fetchFn = options.fetch ?? ((input: string, init?: RequestInit) => globalThis.fetch(input, init));
+    this.core = new HttpCore(this.baseUrl, options.token, fetchFn, this.fetchTimeoutMs);
+  }
+
+  /** The local per-session limit in force (`Infinity` when disabled). */
+  get maxPendingPromptsPerSession(): number {
+    return this.promptLimit;
+  }
+
+  /** How many `prompt()` calls of this client currently hold a slot of `sessionId`. */
+  pendingPromptCount(sessionId: string): number {
+    return this.reservations.count(sessionId);
+  }
+
+  /**
+   * Reserves a local slot for a prompt of `sessionId` (throws
+   * {@link DaemonPendingPromptLimitError} when full); call the result exactly when it ends.
+   * For callers that drive `promptNonBlocking` themselves.
+   */
+  reservePromptSlot(sessionId: string, limit: number | null = this.promptLimit): () => void {
+    return this.reservations.reserve(sessionId, normalizePendingPromptLimit(limit));
+  }
+
+  /** `GET /health`. */
+  health(): Promise<{ status: string }> {
+    return this.core.json('GET', '/health');
+  }
+
+  /** `GET /capabilities`: features, workspace and limits (§3). */
+  capabilities(): Promise<Capabilities> {
+    return this.core.json('GET', '/capabilities');
+  }
+
+  /** `GET /runtime/snapshot`: the model scheduler's live state, never prompt text (SCH-11). */
+  runtimeSnapshot(): Promise<ModelSchedulerSnapshot> {
+    return this.core.json('GET', '/runtime/snapshot');
+  }
+
+  /** `POST /session`: creates a session, or attaches to the workspace's default one (§4). */
+  createOrAttachSession(request: CreateSessionRequest = {}, clientId?: string): Promise<SessionHandle> {
+    const body: CreateSessionBody = {};
+    if (request.workspaceCwd !== undefined) body.cwd = request.workspaceCwd;
+    if (request.sessionScope !== undefined) body.sessionScope = request.sessionScope;
+    if (request.sessionId !== undefined) body.sessionId = request.sessionId;
+    if (request.modelServiceId !== undefined) body.modelServiceId = request.modelServiceId;
+    if (request.approvalMode !== undefined) body.approvalMode = request.approvalMode;
+    return this.core.json('POST', '/session', { body, clientId });
+  }
+
+  /** `GET /session/:id/status`. */
+  sessionStatus(sessionId: string, clientId?: string): Promise<SessionSummary> {
+    return this.core.json('GET', sessionPath(sessionId, '/status'), { clientId });
+  }
+
+  /** One page of `GET /workspace/:cwd/sessions`. */
+  listWorkspaceSessionsPage(
+    workspaceCwd: string,
+    options: { pageSize?: number; cursor?: string } = {},
+  ): Promise<SessionListPage> {
+    const query = new URLSearchParams();
+    if (options.pageSize !== undefined) query.set('size', String(options.pageSize));
+    if (options.cursor !== undefined) query.set('cursor', options.cursor);
+    const encoded = query.toString();
+    const suffix = encoded === '' ? '' : `?${encoded}`;
+    return this.core.json('GET', `/workspace/${encodeURIComponent(workspaceCwd)}/sessions${suffix}`);
+  }
+
+  /** Every live session of a workspace, following `nextCursor` (the daemon caps sessions). */
+  async listWorkspaceSessions(
+    workspaceCwd: string,
+    options: { pageSize?: number } = {},
+  ): Promise<SessionSummary[]> {
+    const sessions: SessionSummary[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.listWorkspaceSessionsPage(workspaceCwd, {
+        ...options,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      sessions.push(...page.sessions);
+      if (page.nextCursor === cursor) break;
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return sessions;
+  }
+
+  /** `POST /session/:id/load`: restores a persisted session (§4). */
+  loadSession(
+    sessionId: string,
+    request: RestoreSessionRequest = {},
+    clientId?: string,
+  ): Promise<RestoredSessionHandle> {
+    return this.restore('load', sessionId, request, clientId);
+  }
+
+  /** `POST /session/:id/resume`: restores a session and registers a fresh client id (§4). */
+  resumeSession(
+    sessionId: string,
+    request: RestoreSessionRequest = {},
+    clientId?: string,
+  ): Promise<RestoredSessionHandle> {
+    return this.restore('resume', sessionId, request, clientId);
+  }
+
+  private restore(
+    mode: 'load' | 'resume',
+    sessionId: string,
+    request: RestoreSessionRequest,
+    clientId?: string,
+  ) {
+    const body: Record<string, unknown> = {};
+    if (request.workspaceCwd !== undefined) body['cwd'] = request.workspaceCwd;
+    if (request.approvalMode !== undefined) body['approvalMode'] = request.approvalMode;
+    return this.core.json<RestoredSessionHandle>('POST', sessionPath(sessionId, `/${mode}`), {
+      body,
+      clientId,
+    });
+  }
+
+  /** `POST /session/:id/branch`: a new session with a copy of the conversation (§7, BP-3). */
+  branchSession(
+    sessionId: string,
+    request: BranchSessionRequest = {},
+    clientId?: string,
+  ): Promise<BranchedSessionHandle> {
+    return this.core.json('POST', sessionPath(sessionId, '/branch'), { body: request, clientId });
+  }
+
+  /** `DELETE /session/:id`; a session that is already gone (404) counts as closed. */
+  async closeSession(sessionId: string, clientId?: string): Promise<void> {
+    await this.core.empty('DELETE', sessionPath(sessionId), { clientId }, [404]);
+  }
+
+  /** `POST /session/:id/detach`: unregisters `clientId` from the session. */
+  async detachSession(sessionId: string, clientId?: string): Promise<void> {
+    await this.core.empty('POST', sessionPath(sessionId, '/detach'), { body: {}, clientId });
+  }
+
+  /** `POST /session/:id/heartbeat`. */
+  heartbeat(sessionId: string, clientId?: string): Promise<HeartbeatResponse> {
+    return this.core.json('POST', sessionPath(sessionId, '/heartbeat'), { body: {}, clientId });
+  }
+
+  /** `POST /session/:id/cancel`: aborts the running prompt only (§5). */
+  async cancel(sessionId: string, clientId?: string): Promise<void> {
+    await this.core.empty('POST', sessionPath(sessionId, '/cancel'), { body: {}, clientId });
+  }
+
+  /** `GET /session/:id/pending-prompts`: the running prompt first, then the queued ones. */
+  pendingPrompts(sessionId: string, clientId?: string): Promise<PendingPromptsResponse> {
+    return this.core.json('GET', sessionPath(sessionId, '/pending-prompts'), { clientId });
+  }
+
+  /** {@link pendingPrompts} under the reference client's name and options shape. */
+  getPendingPrompts(sessionId: string, options: { clientId?: string } = {}): Promise<PendingPromptsResponse> {
+    return this.pendingPrompts(sessionId, options.clientId);
+  }
+
+  /** `DELETE /session/:id/pending-prompts/:promptId`: removes a queued prompt or aborts the running one. */
+  removePendingPrompt(
+    sessionId: string,
+    promptId: string,
+    options: { clientId?: string } = {},
+  ): Promise<RemovePendingPromptResponse> {
+    return this.core.json(
+      'DELETE',
+      sessionPath(sessionId, `/pending-prompts/${encodeURIComponent(promptId)}`),
+      {
+        clientId: options.clientId,
+      },
+    );
+  }
+
+  /**
+   * `POST /permission/:requestId`: casts a vote (§7). `true` when it counted, `false` when the
+   * daemon answers `404 permission_not_found` (unknown, or another client was first); any
+   * other failure — a daemon without the route included — is a {@link DaemonHttpError}.
+   */
+  respondToPermission(requestId: string, response: PermissionVote, clientId?: string): Promise<boolean> {
+    return this.vote(`/permission/${encodeURIComponent(requestId)}`, response, clientId);
+  }
+
+  /** `POST /session/:id/permission/:requestId`: {@link respondToPermission} scoped to a session. */
+  respondToSessionPermission(
+    sessionId: string,
+    requestId: string,
+    response: PermissionVote,
+    clientId?: string,
+  ): Promise<boolean> {
+    return this.vote(
+      sessionPath(sessionId, `/permission/${encodeURIComponent(requestId)}`),
+      response,
+      clientId,
+    );
+  }
+
+  private async vote(path: string, response: PermissionVote, clientId?: string): Promise<boolean> {
+    const answer = await this.core.send('POST', path, { body: response, clientId });
+    if (answer.ok) {
+      await discard(answer);
+      return true;
+    }
+    const error = await errorFrom(answer, `POST ${path}`);
+    if (error.status === 404 && error.code === PERMISSION_NOT_FOUND_CODE) return false;
+    throw error;
+  }
+
+  /**
+   * Sends a prompt and resolves when its turn ends: directly on a blocking `200`, otherwise
+   * from the event stream replayed from the `202`'s `lastEventId`. Rejects with
+   * {@link DaemonPendingPromptLimitError} when the session is full (locally: nothing sent),
+   * a `DaemonTurnError` for `turn_error`, the abort reason when `signal` aborts (the prompt is
+   * then also removed or cancelled on the daemon). The local slot is released exactly once.
+   */
+  prompt(
+    sessionId: string,
+    request: PromptRequest,
+    signal?: AbortSignal,
+    clientId?: string,
+  ): Promise<PromptResult> {
+    return this.runPrompt(sessionId, request, signal, clientId, this.promptLimit);
+  }
+
+  /** @internal {@link prompt} with another local limit (used by `DaemonSessionClient`). */
+  async runPrompt(
+    sessionId: string,
+    request: PromptRequest,
+    signal: AbortSignal | undefined,
+    clientId: string | undefined,
+    limit: number,
+  ): Promise<PromptResult> {
+    signal?.throwIfAborted();
+    const release = this.reservations.reserve(sessionId, limit);
+    try {
+      const admission = await this.admitPrompt(sessionId, request, signal, clientId);
+      if ('result' in admission) return admission.result;
+      return await this.awaitTurn(sessionId, admission.accepted, signal, clientId);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Sends a prompt and returns the `202` envelope `{promptId, lastEventId, eventEpoch}` (or a
+   * blocking daemon's result) without waiting for the turn. No local reservation: pair it with
+   * {@link reservePromptSlot} when you want one.
+   */
+  async promptNonBlocking(
+    sessionId: string,
+    request: PromptRequest,
+    signal?: AbortSignal,
+    clientId?: string,
+  ): Promise<PromptAccepted | PromptResult> {
+    const admission = await postPrompt(this.core, sessionId, request, clientId, signal);
+    return 'accepted' in admission ? admission.accepted : admission.result;
+  }
+
+  /** The session's events as an async iterator with resume and reconnect (§6). */
+  subscribeEvents(sessionId: string, options: SubscribeOptions = {}): AsyncGenerator<DaemonEvent> {
+    return subscribeEvents(this.core, this.fetchTimeoutMs, this.reconnect, sessionId, options);
+  }
+
+  /**
+   * Waits on the event stream, replayed from the `202`'s cursor, for the prompt's terminal
+   * event. A caller abort also takes the prompt back on the daemon.
+   * @internal
+   */
+  async awaitTurn(
+    sessionId: string,
+    accepted: PromptAccepted,
+    signal: AbortSignal | undefined,
+    clientId: string | undefined,
+  ): Promise<PromptResult> {
+    let epochReset = false;
+    const stream = this.subscribeEvents(sessionId, {
+      lastEventId: accepted.lastEventId,
+      ...(accepted.eventEpoch === undefined ? {} : { epoch: accepted.eventEpoch }),
+      ...(signal === undefined ? {} : { signal }),
+      ...(clientId === undefined ? {} : { clientId }),
+    });
+    for await (const event of stream) {
+      const result = matchTurnEvent(event, accepted.promptId);
+      if (result !== undefined) return result;
+      if (event.type === EVENT_TYPES.stateResyncRequired)
+        epochReset ||= (event.data as StateResyncRequiredData | null)?.reason === 'epoch_reset';
+      else if (event.type === EVENT_TYPES.replayComplete && epochReset)
+        throw new DaemonPromptLostError(sessionId, accepted.promptId);
+    }
+    if (signal?.aborted) {
+      await this.takeBackPrompt(sessionId, accepted.promptId, clientId);
+      throw abortReason(signal);
+    }
+    throw new DaemonStreamEndedError(sessionId, accepted.promptId);
+  }
+
+  /**
+   * Best effort: removes (queued) or aborts (running) an abandoned prompt on the daemon.
+   * @internal
+   */
+  async takeBackPrompt(sessionId: string, promptId: string, clientId: string | undefined): Promise<void> {
+    await this.removePendingPrompt(sessionId, promptId, clientId === undefined ? {} : { clientId }).catch(
+      () => {},
+    );
+  }
+
+  /**
+   * Posts the prompt. A caller abort rejects at once, but the POST itself is not cut: if the
+   * daemon admitted the prompt meanwhile, the `202`'s prompt is taken back, so an abort never
+   * leaves an orphan turn running on the daemon.
+   * @internal
+   */
+  admitPrompt(
+    sessionId: string,
+    request: PromptRequest,
+    signal: AbortSignal | undefined,
+    clientId: string | undefined,
+  ): Promise<Admission> {
+    const background = new AbortController();
+    const post = postPrompt(this.core, sessionId, request, clientId, background.signal);
+    if (signal === undefined) return post;
+    return new Promise<Admission>((resolve, reject) => {
+      const onAbort = (): void => {
+        reject(abortReason(signal));
+        const limit = setTimeout(() => background.abort(), this.fetchTimeoutMs || DEFAULT_FETCH_TIMEOUT_MS);
+        post
+          .then(
+            (admission) =>
+              'accepted' in admission
+                ? this.takeBackPrompt(sessionId, admission.accepted.promptId, clientId)
+                : undefined,
+            () => undefined,
+          )
+          .finally(() => clearTimeout(limit));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      post.then(
+        (admission) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(admission);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      );
+    });
+  }
+}

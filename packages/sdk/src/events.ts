@@ -1,0 +1,154 @@
+import { EVENT_EPOCH_HEADER, EVENT_TYPES, SSE_STREAM_ID_HEADER, type EventEnvelope } from '@sluice/protocol';
+import { anySignal, sleep, timeoutController } from './abort.js';
+import { jitteredBackoff } from './backoff.js';
+import { DaemonHttpError, DaemonProtocolError } from './errors.js';
+import { errorFrom, discard, sessionPath, type HttpCore } from './http.js';
+import { nonNegativeInteger, positiveNumber } from './options.js';
+import { readEventStream } from './sse.js';
+
+/** One event of a session's stream (PROTOCOL §6). */
+export type DaemonEvent = EventEnvelope;
+
+/** How a broken event stream is re-opened: jittered exponential backoff, bounded attempts. */
+export interface ReconnectOptions {
+  /** Consecutive re-opens without receiving an event before giving up; `0` disables. Default 5. */
+  maxAttempts?: number;
+  /** First backoff ceiling in ms; default 250. */
+  baseMs?: number;
+  /** Largest wait between attempts in ms; default 5 000. */
+  capMs?: number;
+}
+
+/** Reconnect settings with every field set. */
+export type ReconnectSettings = Required<ReconnectOptions>;
+
+/** Defaults of {@link ReconnectOptions}. */
+export const DEFAULT_RECONNECT: ReconnectSettings = { maxAttempts: 5, baseMs: 250, capMs: 5_000 };
+
+/** Validates reconnect options over `base`. */
+export function reconnectSettings(
+  options: ReconnectOptions | boolean | undefined,
+  base: ReconnectSettings,
+): ReconnectSettings {
+  if (options === undefined || options === true) return base;
+  if (options === false) return { ...base, maxAttempts: 0 };
+  return {
+    maxAttempts: nonNegativeInteger('reconnect.maxAttempts', options.maxAttempts ?? base.maxAttempts),
+    baseMs: positiveNumber('reconnect.baseMs', options.baseMs ?? base.baseMs),
+    capMs: positiveNumber('reconnect.capMs', options.capMs ?? base.capMs),
+  };
+}
+
+/** Options of `subscribeEvents` (names as in the reference client). */
+export interface SubscribeOptions {
+  /** Resume after this event id (`Last-Event-ID`); omitted = live events only. */
+  lastEventId?: number;
+  /** Epoch of the bus that produced `lastEventId`; a different epoch makes the daemon resync. */
+  epoch?: string;
+  /** Called with the bus epoch whenever a connection reports a new one. */
+  onEpoch?: (epoch: string) => void;
+  /** Ends the iteration quietly. */
+  signal?: AbortSignal;
+  /** Per-subscriber queue bound requested from the daemon, in [16, 2048]. */
+  maxQueued?: number;
+  /** Client identity sent with the subscription. */
+  clientId?: string;
+  /** Called after each accepted connection (re-opens included) with its stream id. */
+  onSseStreamAccepted?: (streamId: string | undefined) => void;
+  /** Re-open a dropped stream from the last seen id; `false` disables. Default: the client's setting. */
+  reconnect?: boolean | ReconnectOptions;
+}
+
+function retryAfterOf(error: unknown): number {
+  return error instanceof DaemonHttpError && error.retryAfterMs !== undefined ? error.retryAfterMs : 0;
+}
+
+/**
+ * The session's events as an async iterator. A dropped connection (network error, the daemon
+ * ending the stream, `client_evicted`, a `429`/`503`) is re-opened with `Last-Event-ID` set to
+ * the last id seen and the epoch learned, after a jittered backoff that honours `Retry-After`.
+ * The iteration ends after `session_closed`, when `signal` aborts, or when the reconnect
+ * attempts are spent on a stream that ended (a connection error is then thrown); any other
+ * HTTP error is thrown as {@link DaemonHttpError}.
+ */
+export async function* subscribeEvents(
+  core: HttpCore,
+  connectTimeoutMs: number,
+  defaults: ReconnectSettings,
+  sessionId: string,
+  options: SubscribeOptions = {},
+): AsyncGenerator<DaemonEvent> {
+  const reconnect = reconnectSettings(options.reconnect, defaults);
+  const signal = options.signal;
+  let cursor = options.lastEventId;
+  let epoch = options.epoch;
+  let failures = 0;
+  const query =
+    options.maxQueued === undefined ? '' : `?maxQueued=${encodeURIComponent(String(options.maxQueued))}`;
+  for (;;) {
+    if (signal?.aborted) return;
+    let lastError: unknown;
+    let progressed = false;
+    const connection = new AbortController();
+    try {
+      const headers: Record<string, string> = { Accept: 'text/event-stream' };
+      if (cursor !== undefined) {
+        headers['Last-Event-ID'] = String(cursor);
+        if (epoch !== undefined) headers[EVENT_EPOCH_HEADER] = epoch;
+      }
+      const connect = timeoutController(connectTimeoutMs);
+      let response: Response;
+      try {
+        response = await core.send('GET', sessionPath(sessionId, `/events${query}`), {
+          clientId: options.clientId,
+          headers,
+          timeout: false,
+          signal: anySignal([signal, connection.signal, connect.signal]),
+        });
+      } finally {
+        connect.clear();
+      }
+      if (!response.ok) throw await errorFrom(response, 'GET /session/:id/events');
+      const type = response.headers.get('Content-Type') ?? '';
+      if (!type.toLowerCase().includes('text/event-stream') || response.body === null) {
+        await discard(response);
+        throw new DaemonProtocolError(`GET /session/:id/events: expected text/event-stream, got "${type}"`);
+      }
+      const seenEpoch = response.headers.get(EVENT_EPOCH_HEADER);
+      if (seenEpoch !== null && seenEpoch !== '' && seenEpoch !== epoch) {
+        epoch = seenEpoch;
+        options.onEpoch?.(seenEpoch);
+      }
+      options.onSseStreamAccepted?.(response.headers.get(SSE_STREAM_ID_HEADER) ?? undefined);
+      for await (const event of readEventStream(response.body)) {
+        if (event.id !== undefined) {
+          // only bus events count as progress: a stream that keeps closing after its
+          // synthetic replay_complete must spend attempts, not loop at the first backoff
+          progressed = true;
+          cursor = event.id;
+        }
+        yield event;
+        if (event.type === EVENT_TYPES.sessionClosed) return;
+      }
+    } catch (error) {
+      if (signal?.aborted) return;
+      if (error instanceof DaemonProtocolError) throw error;
+      if (error instanceof DaemonHttpError && !error.retryable) throw error;
+      lastError = error;
+    } finally {
+      connection.abort();
+    }
+    if (progressed) failures = 0;
+    if (failures >= reconnect.maxAttempts) {
+      if (lastError !== undefined) throw lastError;
+      return;
+    }
+    const delay = Math.max(retryAfterOf(lastError), jitteredBackoff(failures, reconnect));
+    failures++;
+    try {
+      await sleep(delay, signal);
+    } catch {
+      return;
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import type { PromptAccepted, PromptBody, PromptQueueFullBody, PromptResult } from '@sluice/protocol';
+import { anySignal } from './abort.js';
+import { DaemonPendingPromptLimitError, DaemonProtocolError } from './errors.js';
+import { errorFrom, readJson, sessionPath, type HttpCore } from './http.js';
+
+/** What a prompt POST gave: the 202 envelope or a blocking daemon's result. */
+export type Admission = { accepted: PromptAccepted } | { result: PromptResult };
+
+/** A prompt request body as the SDK sends it (blocks typed as loosely as the reference's). */
+export interface PromptRequest extends Omit<PromptBody, 'prompt'> {
+  prompt: Array<PromptBody['prompt'][number] | Record<string, unknown>>;
+}
+
+function isAccepted(value: unknown): value is PromptAccepted {
+  const body = value as Partial<PromptAccepted> | null;
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    typeof body.promptId === 'string' &&
+    Number.isSafeInteger(body.lastEventId) &&
+    (body.lastEventId as number) >= 0
+  );
+}
+
+/**
+ * `POST /session/:id/prompt` (PROTOCOL §5) → the `202` envelope, a blocking daemon's `200`
+ * result, {@link DaemonPendingPromptLimitError} for `503 prompt_queue_full` (server figures,
+ * `Retry-After`), a `DaemonHttpError` for any other failure, a {@link DaemonProtocolError} for an
+ * unreadable answer. Never subject to the short-request timeout: a blocking turn takes minutes.
+ */
+export async function postPrompt(
+  core: HttpCore,
+  sessionId: string,
+  request: PromptRequest,
+  clientId: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<Admission> {
+  const label = 'POST /session/:id/prompt';
+  const response = await core.send('POST', sessionPath(sessionId, '/prompt'), {
+    body: request,
+    clientId,
+    signal: anySignal([signal]),
+    timeout: false,
+  });
+  if (response.status === 202) {
+    const body = await readJson<unknown>(response, label);
+    if (!isAccepted(body))
+      throw new DaemonProtocolError(`${label}: the 202 body has no promptId/lastEventId`);
+    return { accepted: body };
+  }
+  if (response.ok) {
+    const body = await readJson<PromptResult>(response, label);
+    if (typeof body !== 'object' || body === null || typeof body.stopReason !== 'string')
+      throw new DaemonProtocolError(`${label}: the ${response.status} body has no stopReason`);
+    return { result: body };
+  }
+  const error = await errorFrom(response, label);
+  if (error.status === 503 && error.code === 'prompt_queue_full') {
+    const body = error.body as Partial<PromptQueueFullBody>;
+    throw new DaemonPendingPromptLimitError(
+      typeof body.sessionId === 'string' ? body.sessionId : sessionId,
+      typeof body.limit === 'number' ? body.limit : NaN,
+      typeof body.pendingCount === 'number' ? body.pendingCount : NaN,
+      { local: false, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) },
+    );
+  }
+  throw error;
+}

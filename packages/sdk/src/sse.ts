@@ -1,0 +1,72 @@
+import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
+import type { EventEnvelope } from '@sluice/protocol';
+import { DaemonProtocolError } from './errors.js';
+
+/** Largest partial frame the SSE reader buffers (characters); a stream without frame breaks is refused. */
+export const DEFAULT_MAX_SSE_BUFFER = 8 * 1024 * 1024;
+
+/**
+ * Reads one event's `data:` JSON into an envelope; `undefined` (dropped) for anything that is
+ * not `{v: 1, type: string}` or has an id that is not a positive safe integer (PROTOCOL §6).
+ */
+export function parseEnvelope(data: string): EventEnvelope | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const envelope = value as Partial<EventEnvelope>;
+  if (envelope.v !== 1 || typeof envelope.type !== 'string') return undefined;
+  if (envelope.id !== undefined && (!Number.isSafeInteger(envelope.id) || envelope.id < 1)) return undefined;
+  return envelope as EventEnvelope;
+}
+
+/**
+ * Yields the envelopes of an SSE body as they arrive, one chunk at a time, so a consumer
+ * that stops pulling stops the reading (the socket then applies backpressure). Cancels the
+ * body when the consumer leaves early.
+ */
+export async function* readEventStream(
+  body: ReadableStream<Uint8Array>,
+  maxBufferSize: number = DEFAULT_MAX_SSE_BUFFER,
+): AsyncGenerator<EventEnvelope> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let batch: EventEnvelope[] = [];
+  let failure: ParseError | undefined;
+  const parser = createParser({
+    maxBufferSize,
+    onEvent(message: EventSourceMessage) {
+      const envelope = parseEnvelope(message.data);
+      if (envelope !== undefined) batch.push(envelope);
+    },
+    onError(error: ParseError) {
+      if (error.type === 'max-buffer-size-exceeded') failure = error;
+    },
+  });
+  let finished = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        finished = true;
+        parser.feed(decoder.decode());
+      } else {
+        parser.feed(decoder.decode(value, { stream: true }));
+      }
+      if (failure !== undefined)
+        throw new DaemonProtocolError(`SSE frame larger than ${maxBufferSize} characters`, {
+          cause: failure,
+        });
+      const ready = batch;
+      batch = [];
+      for (const envelope of ready) yield envelope;
+      if (finished) return;
+    }
+  } finally {
+    if (!finished) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}

@@ -1,0 +1,63 @@
+import { sleep } from './abort.js';
+import { jitteredBackoff } from './backoff.js';
+import { nonNegativeInteger, positiveNumber } from './options.js';
+
+/** Options of {@link withRetry}. */
+export interface RetryOptions {
+  /** Retries after the first attempt; default 3. */
+  retries?: number;
+  /** First backoff ceiling in ms; default 250. */
+  baseMs?: number;
+  /** No wait is longer than this; default 10 000. */
+  capMs?: number;
+  /** Stops waiting and retrying; the pending wait rejects with the abort reason. */
+  signal?: AbortSignal;
+  /** Decides whether an error is worth another attempt; default: `error.retryable === true`. */
+  shouldRetry?: (error: unknown) => boolean;
+  /** Source of randomness in [0, 1) for the jitter; default `Math.random`. */
+  random?: () => number;
+}
+
+function isRetryable(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === true;
+}
+
+function retryAfterOf(error: unknown): number | undefined {
+  const value =
+    typeof error === 'object' && error !== null
+      ? (error as { retryAfterMs?: unknown }).retryAfterMs
+      : undefined;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+/**
+ * Runs `fn` and retries it while it fails with a retryable error (a `503 prompt_queue_full`,
+ * `429`, `503` …). Each wait is a jittered exponential backoff, never shorter than the
+ * server's `Retry-After` and never longer than `capMs`; when the server asks for more than
+ * `capMs` the error is rethrown instead of retrying early. `fn` gets the attempt number (0-based).
+ */
+export async function withRetry<T>(
+  fn: (attempt: number) => Promise<T>,
+  options: RetryOptions = {},
+): Promise<T> {
+  const retries = nonNegativeInteger('retries', options.retries ?? 3);
+  const baseMs = positiveNumber('baseMs', options.baseMs ?? 250);
+  const capMs = positiveNumber('capMs', options.capMs ?? 10_000);
+  const shouldRetry = options.shouldRetry ?? isRetryable;
+  for (let attempt = 0; ; attempt++) {
+    options.signal?.throwIfAborted();
+    try {
+      return await fn(attempt);
+    } catch (error) {
+      if (attempt >= retries || !shouldRetry(error) || options.signal?.aborted) throw error;
+      const retryAfter = retryAfterOf(error);
+      if (retryAfter !== undefined && retryAfter > capMs) throw error;
+      const backoff = jitteredBackoff(attempt, {
+        baseMs,
+        capMs,
+        ...(options.random ? { random: options.random } : {}),
+      });
+      await sleep(Math.min(capMs, Math.max(retryAfter ?? 0, backoff)), options.signal);
+    }
+  }
+}
