@@ -165,7 +165,7 @@ export interface PermissionVote {
 }
 
 /** Code of the `404` a vote on an unknown or already resolved permission request gets (§7). */
-export const PERMISSION_NOT_FOUND_CODE = 'permission_not_found';
+export const PERMISSION_NOT_FOUND_CODE = 'permission_request_not_found';
 
 /** Wire names of the session events (§5, §6). Unknown types pass through clients untouched. */
 export const EVENT_TYPES = {

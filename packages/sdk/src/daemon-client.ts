@@ -299,7 +299,7 @@ export class DaemonClient {
 
   /**
    * `POST /permission/:requestId`: casts a vote (§7). `true` when it counted, `false` when the
-   * daemon answers `404 permission_not_found` (unknown, or another client was first); any
+   * daemon answers `404 permission_request_not_found` (unknown, or another client was first); any
    * other failure — a daemon without the route included — is a {@link DaemonHttpError}.
    */
   respondToPermission(requestId: string, response: PermissionVote, clientId?: string): Promise<boolean> {

@@ -415,16 +415,14 @@ describe('§7 branching and permissions', () => {
     await client.closeSession(session.sessionId);
   });
 
-  test('§7 the daemon has no permission routes yet: respondToPermission maps its 404 to DaemonHttpError', async () => {
+  test('§7 a vote on an unknown or already resolved permission request is answered false, on both routes', async () => {
     const client = new DaemonClient({ baseUrl: fast.url });
     const vote = { outcome: { outcome: 'selected' as const, optionId: 'allow' } };
-    const error: unknown = await client.respondToPermission('req-1', vote).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(DaemonHttpError);
-    expect(error).toMatchObject({ status: 404, code: 'http_404' });
+    await expect(client.respondToPermission('req-1', vote)).resolves.toBe(false);
     const session = await threadSession(client);
-    await expect(client.respondToSessionPermission(session.sessionId, 'req-1', vote)).rejects.toBeInstanceOf(
-      DaemonHttpError,
-    );
+    await expect(client.respondToSessionPermission(session.sessionId, 'req-1', vote)).resolves.toBe(false);
+    const malformed = { outcome: { outcome: 'maybe' } } as unknown as typeof vote;
+    await expect(client.respondToPermission('req-1', malformed)).rejects.toMatchObject({ status: 400 });
     await client.closeSession(session.sessionId);
   });
 });

@@ -49,11 +49,11 @@ describe('typed errors', () => {
     expect(error).toMatchObject({ status: 500, code: 'session_closed', promptId: 'p' });
   });
 
-  test('§7 respondToPermission: 200 → true, 404 permission_not_found → false, a missing route → DaemonHttpError', async () => {
+  test('§7 respondToPermission: 200 → true, 404 permission_request_not_found → false, a missing route → DaemonHttpError', async () => {
     const client = new DaemonClient({ baseUrl: server.url });
     server.handle((_, res) => json(res, 200, {}));
     await expect(client.respondToPermission('r1', vote)).resolves.toBe(true);
-    server.handle((_, res) => json(res, 404, { error: 'unknown or resolved', code: 'permission_not_found' }));
+    server.handle((_, res) => json(res, 404, { error: 'unknown or resolved', code: 'permission_request_not_found' }));
     await expect(client.respondToPermission('r1', vote)).resolves.toBe(false);
     server.handle((request, res) =>
       json(res, 404, { error: `Route ${request.method} ${request.url} not found` }),
