@@ -35,6 +35,20 @@ export function busOf(daemon: Daemon, sessionId: string): EventBus {
   return daemon.buses.busFor(sessionId);
 }
 
+/**
+ * The bus to stream from: the live session's, or for a session closed moments ago its closed
+ * bus, which replays what the client missed and then ends the stream (PROTOCOL §6).
+ */
+export function replayableBusOf(daemon: Daemon, sessionId: string): EventBus {
+  try {
+    return busOf(daemon, sessionId);
+  } catch (error) {
+    const closed = daemon.buses.closedBus(sessionId);
+    if (closed === undefined) throw error;
+    return closed;
+  }
+}
+
 /** The request body as a plain object (absent → `{}`); anything else is a 400. */
 export function objectBody(request: FastifyRequest): Record<string, unknown> {
   const body = request.body;

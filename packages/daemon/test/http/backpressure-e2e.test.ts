@@ -119,6 +119,28 @@ describe('BP per-session admission over HTTP', () => {
     expect(stream.frames.at(-1)?.event).toBe('session_closed');
   });
 
+  test("§6 a client reconnecting right after DELETE still replays its prompts' turn_error and session_closed; unknown ids stay 404", async () => {
+    const { sessionId, stream } = await sessionWithStream();
+    stream.close();
+    const first = await api(base, 'POST', `/session/${sessionId}/prompt`, {
+      body: textPrompt('closed under me'),
+    });
+    expect(first.status).toBe(202);
+    const { promptId, lastEventId } = first.body as { promptId: string; lastEventId: number };
+    expect((await api(base, 'DELETE', `/session/${sessionId}`)).status).toBe(204);
+    await expect.poll(async () => (await api(base, 'GET', `/session/${sessionId}/status`)).status).toBe(404);
+
+    const replay = await openEvents(base, sessionId, { headers: { 'last-event-id': String(lastEventId) } });
+    await replay.ended;
+    const terminal = replay.frames.filter((f) => f.data?.promptId === promptId && /^turn_/.test(f.event));
+    expect(terminal.map((f) => [f.event, f.data.data.code])).toEqual([['turn_error', 'session_closed']]);
+    expect(replay.frames.map((f) => f.event)).toContain('session_closed');
+    expect(replay.frames.at(-1)?.event).toBe('replay_complete');
+
+    const unknown = await api(base, 'GET', '/session/00000000-0000-4000-8000-000000000000/events');
+    expect(unknown.status).toBe(404);
+  });
+
   test('the pending-prompt status shows hasActivePrompt while one runs', async () => {
     const { sessionId, stream } = await sessionWithStream();
     await admit(sessionId, 1);

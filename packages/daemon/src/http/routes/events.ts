@@ -8,7 +8,7 @@ import {
   MIN_MAX_QUEUED,
 } from '../../events/index.js';
 import { streamSubscription } from '../sse-stream.js';
-import { busOf, clientIdOf, type SessionParams } from '../request-helpers.js';
+import { replayableBusOf, clientIdOf, type SessionParams } from '../request-helpers.js';
 
 /** `Last-Event-ID` as a number (absent or blank → `undefined`); else `invalid_last_event_id`. */
 export function parseLastEventId(raw: string | string[] | undefined): number | undefined {
@@ -34,7 +34,7 @@ export function eventRoutes(app: FastifyInstance, daemon: Daemon, heartbeatMs: n
     '/session/:id/events',
     async (request, reply) => {
       clientIdOf(request);
-      const bus = busOf(daemon, request.params.id);
+      const bus = replayableBusOf(daemon, request.params.id);
       const lastEventId = parseLastEventId(request.headers['last-event-id']);
       const epochHeader = request.headers['x-qwen-event-epoch'];
       const epoch = typeof epochHeader === 'string' && epochHeader.length > 0 ? epochHeader : undefined;
