@@ -53,7 +53,9 @@ describe('typed errors', () => {
     const client = new DaemonClient({ baseUrl: server.url });
     server.handle((_, res) => json(res, 200, {}));
     await expect(client.respondToPermission('r1', vote)).resolves.toBe(true);
-    server.handle((_, res) => json(res, 404, { error: 'unknown or resolved', code: 'permission_request_not_found' }));
+    server.handle((_, res) =>
+      json(res, 404, { error: 'unknown or resolved', code: 'permission_request_not_found' }),
+    );
     await expect(client.respondToPermission('r1', vote)).resolves.toBe(false);
     server.handle((request, res) =>
       json(res, 404, { error: `Route ${request.method} ${request.url} not found` }),
