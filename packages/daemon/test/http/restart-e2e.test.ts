@@ -130,7 +130,8 @@ describe('restart + load', () => {
     const created = await api(first!.url, 'POST', '/session', { body: { sessionScope: 'thread' } });
     expect(created.status).toBe(200);
     const sessionId: string = created.body.sessionId;
-    const createdAt: number = created.body.createdAt;
+    const createdAt: string = created.body.createdAt;
+    expect(new Date(createdAt).toISOString()).toBe(createdAt);
     const stream = await openEvents(first!.url, sessionId);
     await runTurn(first!.url, sessionId, stream, 'first turn');
     stream.close();

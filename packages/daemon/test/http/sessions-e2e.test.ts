@@ -26,6 +26,9 @@ async function threadSession(): Promise<{ sessionId: string; clientId: string }>
   return res.body;
 }
 
+/** What `Date.prototype.toISOString` produces: the wire's session timestamps (reference client types). */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 const updateKind = (frame: SseFrame): string =>
   frame.event === 'session_update' ? frame.data.data.update.sessionUpdate : frame.event;
 
@@ -105,6 +108,7 @@ describe('sessions', () => {
     expect(second.body.sessionId).toBe(first.body.sessionId);
     expect(second.body.attached).toBe(true);
     expect(second.body.clientId).not.toBe(first.body.clientId);
+    expect(second.body.createdAt).toMatch(ISO_TIME);
     expect(Object.keys(second.body).sort()).toEqual([
       'attached',
       'clientId',
@@ -369,7 +373,7 @@ describe('prompts and events', () => {
       workspaceCwd: workspace,
       attached: false,
       clientId: expect.any(String),
-      createdAt: expect.any(Number),
+      createdAt: expect.stringMatching(ISO_TIME),
       lastEventId: 0,
       eventEpoch: expect.any(String),
       displayName: 'experiment',

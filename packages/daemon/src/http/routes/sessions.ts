@@ -5,6 +5,7 @@ import { withOpenPermissions } from '../../permissions/index.js';
 import { InvalidCwdError, InvalidSessionScopeError } from '../../sessions/errors.js';
 import type { SessionScope } from '../../sessions/session-store.js';
 import { HttpError } from '../http-error.js';
+import { withWireTimes } from '../wire-time.js';
 import {
   assertAdmitting,
   busOf,
@@ -38,12 +39,14 @@ export function sessionRoutes(app: FastifyInstance, daemon: Daemon): void {
     const sessionId = optionalString(body, 'sessionId');
     const clientId = clientIdOf(request);
     assertAdmitting(daemon);
-    return bridge.createSession({
-      ...(cwd === undefined ? {} : { cwd }),
-      ...(scope === undefined ? {} : { scope: scope as SessionScope }),
-      ...(sessionId === undefined ? {} : { sessionId: sessionId.toLowerCase() }),
-      ...(clientId === undefined ? {} : { clientId }),
-    });
+    return withWireTimes(
+      bridge.createSession({
+        ...(cwd === undefined ? {} : { cwd }),
+        ...(scope === undefined ? {} : { scope: scope as SessionScope }),
+        ...(sessionId === undefined ? {} : { sessionId: sessionId.toLowerCase() }),
+        ...(clientId === undefined ? {} : { clientId }),
+      }),
+    );
   });
 
   for (const mode of ['load', 'resume'] as const) {
@@ -56,13 +59,13 @@ export function sessionRoutes(app: FastifyInstance, daemon: Daemon): void {
         ...(clientId === undefined || mode === 'resume' ? {} : { clientId }),
       });
       const bus = busOf(daemon, handle.sessionId);
-      return { ...handle, lastEventId: bus.lastEventId, eventEpoch: bus.epoch };
+      return { ...withWireTimes(handle), lastEventId: bus.lastEventId, eventEpoch: bus.epoch };
     });
   }
 
   app.get<{ Params: SessionParams }>('/session/:id/status', async (request) => {
     clientIdOf(request);
-    return withOpenPermissions(bridge.status(request.params.id), daemon.permissions);
+    return withWireTimes(withOpenPermissions(bridge.status(request.params.id), daemon.permissions));
   });
 
   app.get<{ Params: { cwd: string }; Querystring: { size?: string; cursor?: string } }>(
@@ -75,7 +78,7 @@ export function sessionRoutes(app: FastifyInstance, daemon: Daemon): void {
       const all = bridge.listSessions(cwd);
       const sessions = all
         .slice(start, start + size)
-        .map((summary) => withOpenPermissions(summary, daemon.permissions));
+        .map((summary) => withWireTimes(withOpenPermissions(summary, daemon.permissions)));
       const next = start + sessions.length;
       return next < all.length ? { sessions, nextCursor: String(next) } : { sessions };
     },
@@ -117,7 +120,7 @@ export function sessionRoutes(app: FastifyInstance, daemon: Daemon): void {
       workspaceCwd: branched.workspaceCwd,
       attached: false,
       clientId: branched.clientId,
-      createdAt: branched.createdAt,
+      createdAt: new Date(branched.createdAt).toISOString(),
       lastEventId: bus.lastEventId,
       eventEpoch: bus.epoch,
       displayName: branched.displayName,
