@@ -181,6 +181,8 @@ export const EVENT_TYPES = {
   permissionAlreadyResolved: 'permission_already_resolved',
   sessionClosed: 'session_closed',
   sessionDied: 'session_died',
+  sessionBranched: 'session_branched',
+  sessionRecordingDegraded: 'session_recording_degraded',
   replayComplete: 'replay_complete',
   stateResyncRequired: 'state_resync_required',
   slowClientWarning: 'slow_client_warning',

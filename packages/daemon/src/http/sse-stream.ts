@@ -5,25 +5,36 @@ import { formatSseFrame, type Subscription } from '../events/index.js';
 /** Default interval of the `: heartbeat` comment (PROTOCOL §6). */
 export const DEFAULT_SSE_HEARTBEAT_MS = 15_000;
 
-/** Options of {@link streamSubscription}. */
-export interface SseStreamOptions {
-  epoch: string;
+/** Where an SSE response takes its frames from, already formatted as SSE text. */
+export interface SseSource {
+  /** A frame that is ready now, without waiting (optional fast path). */
+  tryNext?(): string | undefined;
+  /** The next frame; `undefined` once the source has ended. */
+  next(): Promise<string | undefined>;
+  /** Stops the source (the response closed or failed). */
+  close(): void;
+}
+
+/** Options of {@link writeSse}. */
+export interface SseWriteOptions {
   heartbeatMs: number;
-  /** Headers already set on the reply (CORS), kept on the raw response. */
+  /** Headers already set on the reply (CORS) plus the stream's own (`X-Qwen-Event-Epoch`, …). */
   headers: OutgoingHttpHeaders;
+  /** Called once when the stream ended, whoever ended it. */
+  onEnd?(): void;
 }
 
 /**
- * Writes a subscription to an SSE response: headers, `retry: 3000`, then one frame per
- * event. Backpressure is explicit: when `write()` returns false nothing more is read from
- * the subscription until `drain`, so a slow reader fills its own bounded queue (and is warned,
- * then evicted by the bus), never the daemon's memory. Socket close ends the subscription.
+ * Writes `source` as an SSE response: headers, `retry: 3000`, the frames, a heartbeat comment
+ * while idle. Backpressure is explicit: when `write()` returns false nothing more is taken from
+ * the source until `drain`, so a slow reader fills its own bounded queue upstream (where the bus
+ * warns, then evicts it), never the daemon's memory. Socket close stops the source.
  */
-export function streamSubscription(
+export function writeSse(
   request: IncomingMessage,
   response: ServerResponse,
-  subscription: Subscription,
-  options: SseStreamOptions,
+  source: SseSource,
+  options: SseWriteOptions,
 ): void {
   response.writeHead(200, {
     ...options.headers,
@@ -31,8 +42,6 @@ export function streamSubscription(
     'Cache-Control': 'no-cache, no-transform',
     Connection: 'keep-alive',
     'X-Accel-Buffering': 'no',
-    'X-Qwen-Event-Epoch': options.epoch,
-    'X-Qwen-SSE-Stream-Id': randomUUID(),
   });
   request.socket.setTimeout(0);
   request.socket.setNoDelay(true);
@@ -48,10 +57,11 @@ export function streamSubscription(
     if (closed) return;
     closed = true;
     clearInterval(heartbeat);
-    subscription.close();
+    source.close();
     const resume = resumeWriting;
     resumeWriting = undefined;
     resume?.();
+    options.onEnd?.();
   };
   response.on('close', stop);
   response.on('error', stop);
@@ -69,15 +79,9 @@ export function streamSubscription(
 
   const pump = async (): Promise<void> => {
     while (!closed) {
-      let frame = subscription.tryRead();
-      if (frame === undefined) {
-        if (subscription.ended) break;
-        const step = await subscription.next();
-        if (step.done) break;
-        frame = step.value;
-      }
-      if (closed) break;
-      if (!response.write(formatSseFrame(frame))) await waitForDrain();
+      const frame = source.tryNext?.() ?? (await source.next());
+      if (frame === undefined || closed) break;
+      if (!response.write(frame)) await waitForDrain();
     }
   };
 
@@ -91,6 +95,46 @@ export function streamSubscription(
     () => {
       stop();
       response.destroy();
+    },
+  );
+}
+
+/** Options of {@link streamSubscription}. */
+export interface SseStreamOptions {
+  epoch: string;
+  heartbeatMs: number;
+  /** Headers already set on the reply (CORS), kept on the raw response. */
+  headers: OutgoingHttpHeaders;
+}
+
+/** Writes a bus subscription as the session's SSE stream (PROTOCOL §6), one frame per event. */
+export function streamSubscription(
+  request: IncomingMessage,
+  response: ServerResponse,
+  subscription: Subscription,
+  options: SseStreamOptions,
+): void {
+  writeSse(
+    request,
+    response,
+    {
+      tryNext: () => {
+        const frame = subscription.tryRead();
+        return frame === undefined ? undefined : formatSseFrame(frame);
+      },
+      next: async () => {
+        const step = await subscription.next();
+        return step.done ? undefined : formatSseFrame(step.value);
+      },
+      close: () => subscription.close(),
+    },
+    {
+      heartbeatMs: options.heartbeatMs,
+      headers: {
+        ...options.headers,
+        'X-Qwen-Event-Epoch': options.epoch,
+        'X-Qwen-SSE-Stream-Id': randomUUID(),
+      },
     },
   );
 }

@@ -1,3 +1,4 @@
+import { EVENT_TYPES } from '@sluice/protocol';
 /** One event the session layer publishes; the event bus stamps ids, `v` and `_meta`. */
 export interface SessionEvent {
   type: string;
@@ -17,19 +18,8 @@ export interface SessionEventSink {
   publish(sessionId: string, event: SessionEvent): void;
 }
 
-/** Wire names of the events the bridge publishes (PROTOCOL §5, §6). */
-export const SESSION_EVENT = {
-  sessionUpdate: 'session_update',
-  turnComplete: 'turn_complete',
-  turnError: 'turn_error',
-  pendingPromptAdded: 'pending_prompt_added',
-  pendingPromptStarted: 'pending_prompt_started',
-  pendingPromptCompleted: 'pending_prompt_completed',
-  promptCancelled: 'prompt_cancelled',
-  sessionClosed: 'session_closed',
-  sessionBranched: 'session_branched',
-  sessionRecordingDegraded: 'session_recording_degraded',
-} as const;
+/** Wire names of the events the bridge publishes (PROTOCOL §5, §6): the protocol's one list. */
+export const SESSION_EVENT = EVENT_TYPES;
 
 /** The two event types of which exactly one ends every admitted prompt. */
 export const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set([
