@@ -1,9 +1,8 @@
-import type { Journal, JournalRecord } from './records.js';
+import { appendThroughWrite, type AppendListener, type Journal, type JournalRecord } from './records.js';
 
 interface Held {
   record: JournalRecord;
-  resolve: () => void;
-  reject: (error: Error) => void;
+  listener: AppendListener;
 }
 
 /**
@@ -31,14 +30,14 @@ export class FaultInjectingJournal implements Journal {
     this.stalled = false;
     const held = this.held;
     this.held = [];
-    for (const h of held) this.forward(h.record).then(h.resolve, h.reject);
+    for (const h of held) this.forward(h.record, h.listener);
   }
 
   /** Fails held appends with `message` instead of writing them. */
   failHeld(message = 'injected journal failure'): void {
     const held = this.held;
     this.held = [];
-    for (const h of held) h.reject(new Error(message));
+    for (const h of held) h.listener.appended(new Error(message));
   }
 
   /** The next `count` appends matching `when` reject with `message`. */
@@ -55,11 +54,13 @@ export class FaultInjectingJournal implements Journal {
     return this.held.length;
   }
 
+  write(record: JournalRecord, listener: AppendListener): void {
+    if (this.stalled) this.held.push({ record, listener });
+    else this.forward(record, listener);
+  }
+
   append(record: JournalRecord): Promise<void> {
-    if (this.stalled) {
-      return new Promise<void>((resolve, reject) => this.held.push({ record, resolve, reject }));
-    }
-    return this.forward(record);
+    return appendThroughWrite(this, record);
   }
 
   close(): Promise<void> {
@@ -67,13 +68,13 @@ export class FaultInjectingJournal implements Journal {
     return this.inner.close();
   }
 
-  private forward(record: JournalRecord): Promise<void> {
+  private forward(record: JournalRecord, listener: AppendListener): void {
     const failure = this.failures.find((f) => f.remaining > 0 && f.when(record));
     if (failure) {
       failure.remaining--;
       if (failure.remaining === 0) this.failures = this.failures.filter((f) => f.remaining > 0);
-      return Promise.reject(new Error(failure.message));
+      return listener.appended(new Error(failure.message));
     }
-    return this.inner.append(record);
+    this.inner.write(record, listener);
   }
 }

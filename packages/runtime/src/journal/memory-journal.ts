@@ -1,6 +1,4 @@
-import type { Journal, JournalRecord } from './records.js';
-
-const CONFIRMED: Promise<void> = Promise.resolve();
+import { appendThroughWrite, type AppendListener, type Journal, type JournalRecord } from './records.js';
 
 /** Options of a {@link MemoryJournal}. */
 export interface MemoryJournalOptions {
@@ -13,7 +11,7 @@ export interface MemoryJournalOptions {
 /**
  * A journal kept in process memory, for tests, demos and benchmarks that measure the
  * scheduler alone. Bounded: a ring of `maxRecords`. Records are kept as given (the runtime
- * builds a fresh record per append and never changes it); confirmation is immediate.
+ * builds a fresh record per append and never changes it); confirmation is synchronous.
  */
 export class MemoryJournal implements Journal {
   readonly name = 'memory';
@@ -38,19 +36,24 @@ export class MemoryJournal implements Journal {
     this.ring = [];
   }
 
-  append(record: JournalRecord): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('memory journal is closed'));
+  /** Keeps `record` and confirms it before returning. */
+  write(record: JournalRecord, listener: AppendListener): void {
+    if (this.closed) return listener.appended(new Error('memory journal is closed'));
     if (this.count === this.maxRecords) {
       if (this.whenFull === 'reject') {
-        return Promise.reject(new Error(`memory journal is full (maxRecords ${this.maxRecords})`));
+        return listener.appended(new Error(`memory journal is full (maxRecords ${this.maxRecords})`));
       }
       this.ring[this.start] = record;
       this.start = (this.start + 1) % this.maxRecords;
-      return CONFIRMED;
+      return listener.appended();
     }
     this.ring[(this.start + this.count) % this.maxRecords] = record;
     this.count++;
-    return CONFIRMED;
+    listener.appended();
+  }
+
+  append(record: JournalRecord): Promise<void> {
+    return appendThroughWrite(this, record);
   }
 
   /** Every kept record, oldest first. */
@@ -73,6 +76,6 @@ export class MemoryJournal implements Journal {
 
   close(): Promise<void> {
     this.closed = true;
-    return CONFIRMED;
+    return Promise.resolve();
   }
 }

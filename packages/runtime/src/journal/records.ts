@@ -47,14 +47,33 @@ export interface ModelResultRecord extends CallCorrelation {
 /** Everything the journal stores. Records are versioned so old logs stay readable. */
 export type JournalRecord = ModelRequestRecord | ModelResultRecord;
 
+/** Hears once whether an append was confirmed: `error` is undefined when it was. */
+export interface AppendListener {
+  appended(error?: Error): void;
+}
+
 /**
- * Durable storage of model requests and results. `append` resolves only once the record is
- * confirmed durable (committed); it rejects when it cannot be.
+ * Durable storage of model requests and results. An append is confirmed only once the record
+ * is durable (committed); it fails when it cannot be.
  */
 export interface Journal {
   /** Short name for evidence in errors (`sqlite`, `memory`, …). */
   readonly name: string;
+  /**
+   * Starts appending `record` and tells `listener` once, when it is confirmed or has failed —
+   * possibly before `write` returns, when the journal confirms at once. Never throws. The
+   * runtime uses this form: it costs no promise per record.
+   */
+  write(record: JournalRecord, listener: AppendListener): void;
+  /** `write` as a promise: resolves once the record is confirmed, rejects when it cannot be. */
   append(record: JournalRecord): Promise<void>;
-  /** Flush what was accepted, then release resources. Appends after close reject. */
+  /** Flush what was accepted, then release resources. Appends after close fail. */
   close(): Promise<void>;
+}
+
+/** {@link Journal.append} for journals that implement {@link Journal.write}. */
+export function appendThroughWrite(journal: Pick<Journal, 'write'>, record: JournalRecord): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    journal.write(record, { appended: (error) => (error ? reject(error) : resolve()) });
+  });
 }

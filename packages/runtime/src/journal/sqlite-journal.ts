@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { LinkedQueue } from '../scheduler/linked-queue.js';
-import type { Journal, JournalRecord } from './records.js';
+import { appendThroughWrite, type AppendListener, type Journal, type JournalRecord } from './records.js';
 import { initializeJournalFile } from './sqlite-schema.js';
 
 /** Options of {@link SqliteJournal}. */
@@ -64,12 +64,9 @@ export class JournalClosedError extends SluiceError<'journal_closed'> {
   }
 }
 
-/** Appends that share one promise: at most `confirmSliceRecords` of them. */
+/** Appends confirmed in the same turn of the loop: at most `confirmSliceRecords` of them. */
 interface Slice {
-  records: number;
-  readonly promise: Promise<void>;
-  readonly resolve: () => void;
-  readonly reject: (error: Error) => void;
+  readonly listeners: AppendListener[];
 }
 
 interface Batch {
@@ -244,28 +241,28 @@ export class SqliteJournal implements Journal {
   }
 
   /**
-   * Accepts a record into the current batch; resolves once its transaction has committed and
-   * rejects with {@link JournalWriteError} when it failed. Never blocks on the disk.
+   * Accepts a record into the current batch; `listener` hears once its transaction has
+   * committed, or {@link JournalWriteError} when it failed. Never blocks on the disk.
    */
-  append(record: JournalRecord): Promise<void> {
-    if (!this.accepting) return rejected(new JournalClosedError(this.path));
-    if (this.failure) return rejected(this.failure);
+  write(record: JournalRecord, listener: AppendListener): void {
+    if (!this.accepting) return listener.appended(new JournalClosedError(this.path));
+    if (this.failure) return listener.appended(this.failure);
     let body: string;
     try {
       checkRecord(record);
       body = JSON.stringify(record);
     } catch (error) {
-      return rejected(error instanceof Error ? error : new TypeError(String(error)));
+      return listener.appended(error instanceof Error ? error : new TypeError(String(error)));
     }
     const batch = (this.filling ??= newBatch());
     let slice = batch.slice;
-    if (slice.records === this.confirmSliceRecords) {
+    if (slice.listeners.length === this.confirmSliceRecords) {
       slice = batch.slice = newSlice();
       batch.slices.push(slice);
     }
     batch.bodies.push(body);
     batch.records++;
-    slice.records++;
+    slice.listeners.push(listener);
     this.outstanding++;
     if (batch.records >= this.maxBatchRecords) {
       this.full.enqueue(batch);
@@ -275,7 +272,11 @@ export class SqliteJournal implements Journal {
       this.sendScheduled = true;
       setImmediate(this.sendNext);
     }
-    return slice.promise;
+  }
+
+  /** {@link write} as a promise. */
+  append(record: JournalRecord): Promise<void> {
+    return appendThroughWrite(this, record);
   }
 
   /** Stops accepting, waits until every accepted record is committed or failed, then releases the file. */
@@ -378,9 +379,9 @@ export class SqliteJournal implements Journal {
   private settleNext(): void {
     const next = this.settling.dequeue();
     if (!next) return;
-    this.outstanding -= next.slice.records;
-    if (next.error) next.slice.reject(next.error);
-    else next.slice.resolve();
+    const { listeners } = next.slice;
+    this.outstanding -= listeners.length;
+    for (const listener of listeners) listener.appended(next.error);
     if (this.settling.size > 0) {
       if (!this.settleScheduled) {
         this.settleScheduled = true;
@@ -408,8 +409,8 @@ export class SqliteJournal implements Journal {
       this.counters.batchesFailed++;
       this.counters.recordsFailed += batch.records;
       for (const slice of batch.slices) {
-        this.outstanding -= slice.records;
-        slice.reject(error);
+        this.outstanding -= slice.listeners.length;
+        for (const listener of slice.listeners) listener.appended(error);
       }
     }
     this.worker?.terminate().then(noop, noop);
@@ -461,22 +462,7 @@ function newBatch(): Batch {
 }
 
 function newSlice(): Slice {
-  let resolve!: () => void;
-  let reject!: (error: Error) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // Each caller gets this promise and observes the rejection; marking it handled here keeps a
-  // caller that dropped its promise from turning a journal failure into a process crash.
-  promise.catch(noop);
-  return { records: 0, promise, resolve, reject };
-}
-
-function rejected(error: Error): Promise<void> {
-  const promise = Promise.reject(error);
-  promise.catch(noop);
-  return promise;
+  return { listeners: [] };
 }
 
 /** Validates the indexed columns so one malformed record cannot fail the batch it would join. */
