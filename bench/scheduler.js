@@ -6,6 +6,7 @@ import PQueue from 'p-queue';
 import {
   CallIdGenerator,
   EchoProvider,
+  Job,
   MemoryJournal,
   ModelRuntime,
   Scheduler,
@@ -28,36 +29,40 @@ function ours(maxQueued) {
   };
 }
 
+/** One no-op call through the scheduler alone, told by its hooks when to run. */
+class CoreJob extends Job {
+  constructor(callId, provider, scheduler, resolve, reject) {
+    super({ callId, taskId: 'bench', kind: 'complete', request });
+    this.provider = provider;
+    this.scheduler = scheduler;
+    this.resolve = resolve;
+    this.reject = reject;
+  }
+
+  granted(now) {
+    this.scheduler.startExecuting(this, now);
+    this.provider.complete(request, this).then((answer) => {
+      this.scheduler.releaseSlot(this);
+      this.scheduler.finish(this);
+      this.resolve(answer);
+    }, this.reject);
+  }
+
+  left(reason) {
+    this.scheduler.finish(this);
+    this.reject(reason);
+  }
+}
+
 /** The scheduler core alone: admission with size check, FIFO slots, deadline timers, phases. */
 function schedulerCore(maxQueued) {
   const provider = new EchoProvider();
   const scheduler = new Scheduler({ maxConcurrency: 4, maxQueued, maxInflight: maxQueued + 4 });
   const ids = new CallIdGenerator();
-  const options = (timeoutMs) => ({ timeoutMs });
   return {
     call: () =>
       new Promise((resolve, reject) => {
-        const { job } = scheduler.admit({
-          callId: ids.next(),
-          taskId: 'bench',
-          kind: 'complete',
-          request,
-          options,
-        });
-        scheduler.onSlot(job, {
-          granted() {
-            scheduler.startExecuting(job);
-            provider.complete(request, job).then((answer) => {
-              scheduler.releaseSlot(job);
-              scheduler.finish(job);
-              resolve(answer);
-            }, reject);
-          },
-          left(reason) {
-            scheduler.finish(job);
-            reject(reason);
-          },
-        });
+        scheduler.admit(new CoreJob(ids.next(), provider, scheduler, resolve, reject));
       }),
     reset() {},
   };

@@ -17,8 +17,9 @@ export class CallIdGenerator {
     this.tail = random.toString('hex', 0, 2) + '-' + random.toString('hex', 2, 8);
   }
 
-  next(): string {
-    let now = Date.now();
+  /** The next id, stamped with `epochMs` (default: now). */
+  next(epochMs: number = Date.now()): string {
+    let now = Math.floor(epochMs);
     if (now <= this.lastMs) {
       now = this.lastMs;
       if (++this.counter > 0xfff) {

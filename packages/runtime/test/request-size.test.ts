@@ -63,7 +63,9 @@ test('SCH-17 the options are counted exactly as JSON.stringify writes them', () 
       fc.option(text, { nil: undefined }),
       (timeoutMs, provider, model, kind, taskId, sessionId, turnId) => {
         const options = countedOptions(timeoutMs, provider, model, kind, taskId, sessionId, turnId);
-        expect(countedOptionsBytes(options)).toBe(Buffer.byteLength(JSON.stringify(options)));
+        expect(countedOptionsBytes(timeoutMs, provider, model, kind, taskId, sessionId, turnId)).toBe(
+          Buffer.byteLength(JSON.stringify(options)),
+        );
       },
     ),
     { numRuns: 500 },

@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../clock.js';
 import { BudgetError, type BudgetReason } from '../errors.js';
+import { jsonStringBytes } from '../scheduler/request-size.js';
 import type { Usage } from '../types.js';
 
 /** Cumulative limits of one task (SCH-2, SCH-19); an absent field is unlimited. */
@@ -51,6 +52,7 @@ export class TaskBudget {
   private stoppedReason: BudgetReason | undefined;
 
   private readonly limited: boolean;
+  private taskIdBytes = -1;
 
   constructor(
     readonly taskId: string,
@@ -63,6 +65,12 @@ export class TaskBudget {
     this.limits = validated.has(limits) ? limits : validateBudgetLimits(limits);
     this.limited = LIMIT_NAMES.some((name) => this.limits[name] !== undefined);
     this.clock = clock;
+  }
+
+  /** @internal The JSON byte length of `taskId`, counted once for every call's size check. */
+  get taskIdJsonBytes(): number {
+    if (this.taskIdBytes < 0) this.taskIdBytes = jsonStringBytes(this.taskId, Infinity);
+    return this.taskIdBytes;
   }
 
   /** The reason this budget refuses calls, or undefined while it accepts them. */
@@ -87,10 +95,10 @@ export class TaskBudget {
     return max === undefined ? undefined : Math.max(0, max - this.currentActivityMs());
   }
 
-  /** @internal Counts an admitted call and starts its activity time. */
-  begin(): void {
+  /** @internal Counts a call admitted at `now` and starts its activity time. */
+  begin(now = this.clock.now()): void {
     this.calls++;
-    if (this.activeCalls++ === 0) this.activeSince = this.clock.now();
+    if (this.activeCalls++ === 0) this.activeSince = now;
   }
 
   /** @internal Adds what a finished call used; the budget stops itself when a limit is reached. */

@@ -26,25 +26,54 @@ export function countedOptions(
 }
 
 /**
- * The exact UTF-8 length of `JSON.stringify(options)`, by arithmetic over the fixed shape —
- * the options are counted on every admission, so they skip the generic walk.
+ * The exact UTF-8 length of `JSON.stringify(countedOptions(...))` for the same arguments, by
+ * arithmetic over the fixed shape — the options are counted on every admission, so they skip
+ * both the object and the generic walk.
  */
-export function countedOptionsBytes(options: CountedOptions): number {
-  const { correlation } = options;
+export function countedOptionsBytes(
+  timeoutMs: number,
+  provider: string,
+  model: string,
+  kind: 'complete' | 'stream',
+  taskId: string,
+  sessionId: string | undefined,
+  turnId: string | undefined,
+): number {
+  return countedOptionsBytesOf(
+    timeoutMs,
+    jsonStringBytes(provider, Infinity),
+    jsonStringBytes(model, Infinity),
+    jsonStringBytes(kind, Infinity),
+    jsonStringBytes(taskId, Infinity),
+    sessionId === undefined ? undefined : jsonStringBytes(sessionId, Infinity),
+    turnId === undefined ? undefined : jsonStringBytes(turnId, Infinity),
+  );
+}
+
+/** {@link countedOptionsBytes} from the JSON byte lengths of its strings, which callers may cache. */
+export function countedOptionsBytesOf(
+  timeoutMs: number,
+  providerBytes: number,
+  modelBytes: number,
+  kindBytes: number,
+  taskIdBytes: number,
+  sessionIdBytes: number | undefined,
+  turnIdBytes: number | undefined,
+): number {
   let bytes =
     13 + // {"timeoutMs":
-    jsonNumberLength(options.timeoutMs) +
+    jsonNumberLength(timeoutMs) +
     12 + // ,"provider":
-    jsonStringBytes(options.provider, Infinity) +
+    providerBytes +
     9 + // ,"model":
-    jsonStringBytes(options.model, Infinity) +
+    modelBytes +
     8 + // ,"kind":
-    jsonStringBytes(options.kind, Infinity) +
+    kindBytes +
     15 + // ,"correlation":
     10 + // {"taskId":
-    jsonStringBytes(correlation.taskId, Infinity) +
+    taskIdBytes +
     2; // }}
-  if (correlation.sessionId !== undefined) bytes += 13 + jsonStringBytes(correlation.sessionId, Infinity);
-  if (correlation.turnId !== undefined) bytes += 10 + jsonStringBytes(correlation.turnId, Infinity);
+  if (sessionIdBytes !== undefined) bytes += 13 + sessionIdBytes;
+  if (turnIdBytes !== undefined) bytes += 10 + turnIdBytes;
   return bytes;
 }

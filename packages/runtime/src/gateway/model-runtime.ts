@@ -11,14 +11,15 @@ import {
   type RecordingEvidence,
 } from '../errors.js';
 import type { Journal, JournalRecord, ModelRequestRecord, ModelResultRecord } from '../journal/records.js';
-import type { Job } from '../scheduler/job.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
 import { Scheduler, type SchedulerObserver } from '../scheduler/scheduler.js';
 import type { GenerationRequest, ModelProvider, ModelResponse, ModelStreamEvent } from '../types.js';
 import { CallIdGenerator } from '../ids.js';
 import { isoTimestamp } from '../timestamp.js';
+import { WallClock } from '../wall-clock.js';
+import { jsonStringBytes } from '../scheduler/request-size.js';
 import { Call, type CallDriver, type Outcome } from './call.js';
-import { countedOptions, countedOptionsBytes } from './counted-options.js';
+import { countedOptionsBytesOf } from './counted-options.js';
 import { StreamChannel } from './stream-channel.js';
 
 /** Per-call options of {@link ModelRuntime.complete} and {@link ModelRuntime.stream}. */
@@ -45,7 +46,7 @@ export interface ModelRuntimeOptions {
   temporaryBudgetLimits?: TaskBudgetLimits;
   pricing?: Pricing;
   observer?: SchedulerObserver;
-  /** Wall clock for record timestamps, in epoch ms. */
+  /** Wall clock for record timestamps and call ids, in epoch ms; default: derived from `clock`. */
   wallClockMs?: () => number;
 }
 
@@ -67,6 +68,9 @@ export interface ModelStream extends AsyncIterable<ModelStreamEvent> {
   cancel(): void;
 }
 
+const COMPLETE_BYTES = jsonStringBytes('complete', Infinity);
+const STREAM_BYTES = jsonStringBytes('stream', Infinity);
+
 const DEFAULT_TEMPORARY_BUDGET: TaskBudgetLimits = { maxCalls: 1 };
 
 /**
@@ -77,27 +81,37 @@ const DEFAULT_TEMPORARY_BUDGET: TaskBudgetLimits = { maxCalls: 1 };
 export class ModelRuntime implements ModelGateway, CallDriver {
   readonly limits: Readonly<ModelLimits>;
   readonly provider: ModelProvider;
+  readonly providerName: string;
+  private readonly providerNameBytes: number;
+  private readonly defaultModelBytes: number;
   readonly journal: Journal;
   private readonly scheduler: Scheduler;
   private readonly ids = new CallIdGenerator();
   private readonly clock: Clock;
-  private readonly wallClockMs: () => number;
+  private readonly wallClockMs: (() => number) | undefined;
+  private readonly wallClock = new WallClock();
   private readonly pricing: Pricing | undefined;
   private readonly temporaryBudgetLimits: Readonly<TaskBudgetLimits>;
+  /** A temporary scope that can neither refuse its one call nor bound its time needs no object. */
+  private readonly trivialTemporaryScope: boolean;
 
   constructor(options: ModelRuntimeOptions) {
     if (!options.provider) throw new TypeError('provider is required');
     if (!options.journal) throw new TypeError('journal is required');
     this.provider = options.provider;
+    this.providerName = options.provider.name;
+    this.providerNameBytes = jsonStringBytes(this.providerName, Infinity);
+    this.defaultModelBytes = jsonStringBytes(options.provider.defaultModel, Infinity);
     this.journal = options.journal;
     this.clock = options.clock ?? systemClock;
     this.scheduler = new Scheduler({ ...options.scheduler, clock: this.clock, observer: options.observer });
     this.limits = this.scheduler.limits;
-    this.wallClockMs = options.wallClockMs ?? Date.now;
+    this.wallClockMs = options.wallClockMs;
     this.pricing = options.pricing && validatePricing(options.pricing);
     this.temporaryBudgetLimits = validateBudgetLimits(
       options.temporaryBudgetLimits ?? DEFAULT_TEMPORARY_BUDGET,
     );
+    this.trivialTemporaryScope = isTrivialTemporaryScope(this.temporaryBudgetLimits);
   }
 
   /** Creates a budget on this runtime's clock, to share across a task's turns. */
@@ -107,41 +121,21 @@ export class ModelRuntime implements ModelGateway, CallDriver {
 
   /** Generates a complete answer. Throws admission errors synchronously. */
   complete(request: GenerationRequest, options: CallOptions = {}): Promise<ModelResponse> {
-    let deliver!: Call['deliver'];
-    const result = new Promise<ModelResponse>((resolve, reject) => {
-      deliver = (outcome, error) => (error ? reject(error) : resolve(outcome as Outcome));
-    });
-    this.admit(request, options, 'complete', this.completeCall, deliver);
-    return result;
+    return this.admit(request, options, undefined).promise();
   }
-
-  private readonly completeCall = (call: Call): Promise<ModelResponse> =>
-    this.provider.complete(call.request, call);
 
   /** Streams an answer. Throws admission errors synchronously; `finished` comes only once recorded. */
   stream(request: GenerationRequest, options: CallOptions = {}): ModelStream {
     const channel = new StreamChannel();
-    const call = this.admit(
-      request,
-      options,
-      'stream',
-      (c) => this.pump(c, channel),
-      (outcome, error) =>
-        channel.end(
-          error
-            ? { error }
-            : { event: { type: 'finished', stopReason: outcome!.stopReason, usage: outcome!.usage } },
-        ),
-    );
-    const { job } = call;
+    const call = this.admit(request, options, channel);
     const scheduler = this.scheduler;
     return {
-      callId: job.callId,
-      cancel: () => scheduler.abort(job, new CancelledError('host')),
+      callId: call.callId,
+      cancel: () => scheduler.abort(call, new CancelledError('host')),
       [Symbol.asyncIterator]: () => ({
         next: () => channel.next(),
         return: () => {
-          if (channel.close()) scheduler.abort(job, new CancelledError('consumer_gone'));
+          if (channel.close()) scheduler.abort(call, new CancelledError('consumer_gone'));
           return Promise.resolve({ value: undefined, done: true });
         },
       }),
@@ -163,50 +157,71 @@ export class ModelRuntime implements ModelGateway, CallDriver {
     await this.scheduler.drained();
   }
 
-  private admit(
-    request: GenerationRequest,
-    options: CallOptions,
-    kind: 'complete' | 'stream',
-    execute: Call['execute'],
-    deliver: Call['deliver'],
-  ): Call {
+  /**
+   * Budget check, scheduler admission (which may grant the slot at once), then the request
+   * append; the call runs from the journal's and the scheduler's notifications.
+   */
+  private admit(request: GenerationRequest, options: CallOptions, channel: StreamChannel | undefined): Call {
     const signal = options.signal;
     if (signal?.aborted) throw new CancelledError('host');
-    const callId = this.ids.next();
-    const budget = options.budget ?? new TaskBudget(`tmp-${callId}`, this.temporaryBudgetLimits, this.clock);
-    budget.check();
-    const model = options.model ?? this.provider.defaultModel;
-    const provider = this.provider.name;
-    const { sessionId, turnId } = options;
-    const taskId = budget.taskId;
-    const { job } = this.scheduler.admit({
-      callId,
-      taskId,
-      sessionId,
-      kind,
-      timeout: options.timeoutMs,
-      capMs: budget.remainingActivityMs(),
-      request,
-      options: (timeoutMs) => countedOptions(timeoutMs, provider, model, kind, taskId, sessionId, turnId),
-      optionsBytes: countedOptionsBytes,
-    });
-    budget.begin();
-    const call = new Call(job, budget, model, request, this, execute, deliver);
+    const now = this.clock.now();
+    const wallMs = this.wallAt(now);
+    const callId = this.ids.next(wallMs);
+    let budget = options.budget;
+    if (budget === undefined && !this.trivialTemporaryScope)
+      budget = new TaskBudget(`tmp-${callId}`, this.temporaryBudgetLimits, this.clock);
+    budget?.check();
+    const call = new Call(
+      {
+        callId,
+        taskId: budget ? budget.taskId : `tmp-${callId}`,
+        sessionId: options.sessionId,
+        kind: channel ? 'stream' : 'complete',
+        request,
+        timeout: options.timeoutMs,
+        capMs: budget?.remainingActivityMs(),
+        turnId: options.turnId,
+        model: options.model ?? this.provider.defaultModel,
+        budget,
+        channel,
+      },
+      this,
+    );
+    this.scheduler.admit(call, now);
+    budget?.begin(now);
+    if (signal) call.attach(signal, () => this.scheduler.abort(call, new CancelledError('host')));
     const record: ModelRequestRecord = {
       version: 1,
       type: 'model_request',
       callId,
-      taskId,
-      at: isoTimestamp(this.wallClockMs()),
+      taskId: call.taskId,
+      at: isoTimestamp(wallMs),
       request,
-      options: { timeoutMs: job.timeoutMs, provider, model, kind },
+      options: { timeoutMs: call.timeoutMs, provider: this.providerName, model: call.model, kind: call.kind },
     };
-    if (sessionId !== undefined) record.sessionId = sessionId;
-    if (turnId !== undefined) record.turnId = turnId;
-    this.recordRequest(call, record);
-    if (signal) call.attach(signal, () => this.scheduler.abort(job, new CancelledError('host')));
-    this.scheduler.onSlot(job, call);
+    if (call.sessionId !== undefined) record.sessionId = call.sessionId;
+    if (call.turnId !== undefined) record.turnId = call.turnId;
+    call.pendingAppends++;
+    this.journal.write(record, call);
     return call;
+  }
+
+  /**
+   * @internal Counts the options `call` records by arithmetic, from byte lengths known in
+   * advance where they can be: the provider, the default model, the task (SCH-17).
+   */
+  optionsBytes(call: Call, timeoutMs: number): number {
+    const { model, budget, sessionId, turnId } = call;
+    return countedOptionsBytesOf(
+      timeoutMs,
+      this.providerNameBytes,
+      model === this.provider.defaultModel ? this.defaultModelBytes : jsonStringBytes(model, Infinity),
+      call.kind === 'complete' ? COMPLETE_BYTES : STREAM_BYTES,
+      // A temporary task is named `tmp-<callId>`, and call ids are plain ASCII.
+      budget ? budget.taskIdJsonBytes : call.callId.length + 6,
+      sessionId === undefined ? undefined : jsonStringBytes(sessionId, Infinity),
+      turnId === undefined ? undefined : jsonStringBytes(turnId, Infinity),
+    );
   }
 
   /**
@@ -214,26 +229,25 @@ export class ModelRuntime implements ModelGateway, CallDriver {
    * (SCH-9) and not after an abort; execution ends when the provider answers or the job is
    * aborted, whichever comes first (SCH-8). Event-driven, so a call costs few promises.
    */
-  run(call: Call): void {
+  run(call: Call, now?: number): void {
     if (!call.requestSettled) {
       call.waiting = 'start';
       return;
     }
-    const { job } = call;
     if (call.requestEvidence)
       return this.endExecution(call, undefined, new RecordingError(call.requestEvidence));
-    if (job.abortReason) return this.endExecution(call, undefined, job.abortReason);
-    this.scheduler.startExecuting(job);
-    job.abortHook = (reason) => this.endExecution(call, undefined, reason);
+    if (call.abortReason) return this.endExecution(call, undefined, call.abortReason);
+    this.scheduler.startExecuting(call, now ?? this.clock.now());
+    call.executing = true;
     let answer: Promise<Outcome>;
     try {
-      answer = call.execute(call);
+      answer = call.channel ? this.pump(call, call.channel) : this.provider.complete(call.request, call);
     } catch (error) {
       answer = Promise.reject(error);
     }
     answer.then(
       (outcome) => this.endExecution(call, outcome, undefined),
-      (error: unknown) => this.endExecution(call, undefined, this.classify(error, job)),
+      (error: unknown) => this.endExecution(call, undefined, this.classify(error, call)),
     );
   }
 
@@ -244,46 +258,49 @@ export class ModelRuntime implements ModelGateway, CallDriver {
   endExecution(call: Call, outcome: Outcome | undefined, failure: ModelRuntimeError | undefined): void {
     if (call.executionDone) return;
     call.executionDone = true;
-    const { job } = call;
-    job.abortHook = undefined;
+    call.executing = false;
     call.outcome = outcome;
-    call.failure = failure && job.abortReason ? job.abortReason : failure;
-    this.scheduler.releaseSlot(job);
+    call.failure = failure && call.abortReason ? call.abortReason : failure;
+    const now = this.clock.now();
+    this.scheduler.releaseSlot(call, now);
     call.detach();
-    if (call.requestSettled) this.recordResult(call);
+    if (call.requestSettled) this.recordResult(call, now);
     else call.waiting = 'record';
   }
 
-  private recordRequest(call: Call, record: ModelRequestRecord): void {
-    const { job } = call;
-    this.append(job, record).then(
-      () => {
-        job.pendingAppends--;
-        job.requestRecorded = true;
-        this.requestSettled(call, undefined);
-      },
-      (error: unknown) => {
-        job.pendingAppends--;
-        const evidence = this.evidence(job, record, error);
-        // A queued job leaves the queue at once; the provider never starts (SCH-15).
-        this.scheduler.abort(job, new RecordingError(evidence));
-        this.requestSettled(call, evidence);
-      },
-    );
-  }
-
-  private requestSettled(call: Call, evidence: RecordingEvidence | undefined): void {
+  /** @internal The request record is confirmed, or failed with `error`. */
+  requestAppended(call: Call, error: Error | undefined): void {
+    call.pendingAppends--;
     call.requestSettled = true;
-    call.requestEvidence = evidence;
+    if (error) {
+      call.requestEvidence = this.evidence(call, 'model_request', error);
+      // A queued job leaves the queue at once; the provider never starts (SCH-15).
+      this.scheduler.abort(call, new RecordingError(call.requestEvidence));
+    } else call.requestRecorded = true;
     const next = call.waiting;
     call.waiting = undefined;
     if (next === 'start') this.run(call);
-    else if (next === 'record') this.recordResult(call);
+    else if (next === 'record') this.recordResult(call, this.clock.now());
   }
 
-  /** Records the result, then settles; success is delivered only once it is confirmed (SCH-16). */
-  private recordResult(call: Call): void {
-    const { job, outcome, failure } = call;
+  /** @internal The result record is confirmed, or failed with `error`: the call settles. */
+  resultAppended(call: Call, error: Error | undefined): void {
+    call.pendingAppends--;
+    const { failure } = call;
+    if (error) {
+      const evidence = this.evidence(call, 'model_result', error);
+      return this.settle(
+        call,
+        new ModelClosureFailure(evidence, failure?.code ?? 'success', { cause: failure }),
+      );
+    }
+    call.resultRecorded = true;
+    this.settle(call, failure);
+  }
+
+  /** Records the result at `now`, then settles; success is delivered only once it is confirmed (SCH-16). */
+  private recordResult(call: Call, now: number): void {
+    const { outcome, failure } = call;
     if (call.requestEvidence) {
       const error =
         failure instanceof RecordingError
@@ -291,40 +308,28 @@ export class ModelRuntime implements ModelGateway, CallDriver {
           : new RecordingError(call.requestEvidence, { cause: failure });
       return this.settle(call, error);
     }
-    const costMinor = costOf(outcome?.usage, this.pricing);
-    const record = this.resultRecord(job, outcome, failure, costMinor);
-    this.append(job, record).then(
-      () => {
-        job.pendingAppends--;
-        job.resultRecorded = true;
-        this.settle(call, failure);
-      },
-      (error: unknown) => {
-        job.pendingAppends--;
-        const evidence = this.evidence(job, record, error);
-        this.settle(call, new ModelClosureFailure(evidence, failure?.code ?? 'success', { cause: failure }));
-      },
-    );
+    const record = this.resultRecord(call, outcome, failure, now);
+    call.pendingAppends++;
+    this.journal.write(record, call);
   }
 
   /** Settles the budget, frees the in-flight unit, then delivers. */
   private settle(call: Call, error: ModelRuntimeError | undefined): void {
-    const { job, outcome } = call;
-    job.stopReason = outcome?.stopReason ?? error?.code;
-    call.budget.settle(outcome?.usage, costOf(outcome?.usage, this.pricing));
-    this.scheduler.finish(job);
+    const { outcome } = call;
+    call.stopReason = outcome?.stopReason ?? error?.code;
+    call.budget?.settle(outcome?.usage, costOf(outcome?.usage, this.pricing));
+    this.scheduler.finish(call);
     call.deliver(error ? undefined : outcome, error);
   }
 
   /** Pulls the provider's stream only as fast as the consumer reads it. */
   private async pump(call: Call, channel: StreamChannel): Promise<Outcome> {
-    const { job } = call;
     const iterator = this.provider.stream(call.request, call)[Symbol.asyncIterator]();
     let text = '';
     try {
       for (;;) {
-        await channel.demand(job);
-        const step = await job.race(iterator.next());
+        await channel.demand(call);
+        const step = await call.race(iterator.next());
         if (step.done) return { text, stopReason: 'end_turn', usage: { inputTokens: 0, outputTokens: 0 } };
         const event = step.value;
         if (event.type === 'finished') return { text, stopReason: event.stopReason, usage: event.usage };
@@ -337,8 +342,8 @@ export class ModelRuntime implements ModelGateway, CallDriver {
     }
   }
 
-  private classify(error: unknown, job: Job): ModelRuntimeError {
-    if (job.abortReason) return job.abortReason;
+  private classify(error: unknown, call: Call): ModelRuntimeError {
+    if (call.abortReason) return call.abortReason;
     if (error instanceof ModelRuntimeError) return error;
     const message = error instanceof Error ? error.message : String(error);
     return new ProviderError(
@@ -352,47 +357,50 @@ export class ModelRuntime implements ModelGateway, CallDriver {
   }
 
   private resultRecord(
-    job: Job,
+    call: Call,
     outcome: Outcome | undefined,
     failure: ModelRuntimeError | undefined,
-    costMinor: number,
+    now: number,
   ): ModelResultRecord {
     const record: ModelResultRecord = {
       version: 1,
       type: 'model_result',
-      callId: job.callId,
-      taskId: job.taskId,
-      at: isoTimestamp(this.wallClockMs()),
+      callId: call.callId,
+      taskId: call.taskId,
+      at: isoTimestamp(this.wallAt(now)),
       outcome: outcome ? 'success' : 'error',
-      durationMs: Math.round(this.clock.now() - job.admittedAt),
+      durationMs: Math.round(now - call.admittedAt),
     };
-    if (job.sessionId !== undefined) record.sessionId = job.sessionId;
+    if (call.sessionId !== undefined) record.sessionId = call.sessionId;
     if (outcome) {
       record.stopReason = outcome.stopReason;
       record.usage = outcome.usage;
       record.text = outcome.text;
-      if (this.pricing) record.costMinor = costMinor;
+      if (this.pricing) record.costMinor = costOf(outcome.usage, this.pricing);
     } else if (failure) record.error = { code: failure.code, message: failure.message };
     return record;
   }
 
-  /** Starts an append and counts it as outstanding; the caller decrements when it settles. */
-  private append(job: Job, record: JournalRecord): Promise<void> {
-    job.pendingAppends++;
-    try {
-      return this.journal.append(record);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  /** Epoch ms at the clock's `now`: the injected wall clock, else derived without a second read. */
+  private wallAt(now: number): number {
+    return this.wallClockMs ? this.wallClockMs() : this.wallClock.at(now);
   }
 
-  private evidence(job: Job, record: JournalRecord, error: unknown): RecordingEvidence {
+  private evidence(call: Call, record: JournalRecord['type'], error: unknown): RecordingEvidence {
     return {
-      callId: job.callId,
-      record: record.type,
+      callId: call.callId,
+      record,
       journal: this.journal.name,
-      failedAt: isoTimestamp(this.wallClockMs()),
+      failedAt: isoTimestamp(this.wallAt(this.clock.now())),
       error: error instanceof Error ? error.message : String(error),
     };
   }
+}
+
+/** True when a temporary budget with `limits` could neither refuse its one call nor bound its time. */
+function isTrivialTemporaryScope(limits: Readonly<TaskBudgetLimits>): boolean {
+  if (limits.maxActivityMs !== undefined) return false;
+  return [limits.maxCalls, limits.maxInputTokens, limits.maxOutputTokens, limits.maxCostMinor].every(
+    (limit) => limit === undefined || limit > 0,
+  );
 }

@@ -1,6 +1,7 @@
 import type { ModelJobPhase, ModelJobReport } from '@sluice/protocol';
 import type { ModelRuntimeError } from '../errors.js';
 import type { QueueNode } from './linked-queue.js';
+import { jsonByteLength } from './request-size.js';
 
 /** What a caller states about a call when it asks for admission. */
 export interface JobIdentity {
@@ -10,25 +11,41 @@ export interface JobIdentity {
   kind: 'complete' | 'stream';
 }
 
-const noop = (): void => undefined;
-
-/** Who waits for a queued job's slot: told once, either way. */
-export interface SlotListener {
-  granted(): void;
-  left(reason: ModelRuntimeError): void;
+/** What a job asks of the scheduler: its timeout, its size and an optional cap. */
+export interface JobRequest extends JobIdentity {
+  /** The generation request, counted against `maxRequestBytes` (SCH-17). */
+  request: unknown;
+  /** The caller's timeout in ms; `undefined` inherits the default (SCH-6). */
+  timeout?: number;
+  /** A further bound, from the task budget's remaining activity time (SCH-19). */
+  capMs?: number;
 }
+
+const noop = (): void => undefined;
 
 const PHASES: readonly ModelJobPhase[] = ['Queued', 'Preparing', 'Executing', 'Cleaning'];
 
 /**
- * One accepted model call inside the scheduler. The scheduler moves it through its phases;
- * the gateway reads `signal` and `abortReason` and sets the recording flags.
+ * One model call inside the scheduler. The scheduler admits it, moves it through its phases
+ * and tells it — through the overridable `granted`, `left` and `aborted` hooks — when it got
+ * its slot, left the queue or must stop. The gateway's call extends it, so one object per
+ * call carries both the scheduler's and the gateway's state.
  */
 export class Job {
   readonly callId: string;
   readonly taskId: string;
   readonly sessionId: string | undefined;
   readonly kind: 'complete' | 'stream';
+  /** The generation request, counted at admission; never shown in a report. */
+  readonly request: unknown;
+  /** @internal the caller's timeout before admission resolved it */
+  readonly requestedTimeout: number | undefined;
+  /** @internal the budget's bound on the timeout */
+  readonly capMs: number | undefined;
+  /** The effective timeout, fixed at admission (SCH-6). */
+  timeoutMs = 0;
+  /** Clock time of admission. */
+  admittedAt = 0;
   phase: ModelJobPhase = 'Queued';
   /** The first reason this job must stop; later reasons are ignored. */
   abortReason: ModelRuntimeError | undefined;
@@ -41,41 +58,77 @@ export class Job {
   /** @internal scheduler bookkeeping */
   holdsSlot = false;
   /** @internal */
-  finished = false;
+  admitted = false;
   /** @internal */
+  finished = false;
+  /** @internal its place in the wait queue while queued */
   queueNode: QueueNode<Job> | undefined;
+  /** @internal neighbours in the scheduler's list of in-flight jobs */
+  inflightPrev: Job | undefined;
+  /** @internal */
+  inflightNext: Job | undefined;
   /** @internal its entry in the scheduler's deadline timers, until cleared */
   timer: QueueNode<Job> | undefined;
-  /** @internal told when the job gets its slot or leaves the queue */
-  listener: SlotListener | undefined;
 
   /** Created on first use of `signal`: an AbortSignal costs microseconds the hot path need not pay. */
   private controller: AbortController | undefined;
   private racer: ((reason: ModelRuntimeError) => void) | undefined;
-  /** @internal called once when the job is aborted while its owner waits on something */
-  abortHook: ((reason: ModelRuntimeError) => void) | undefined;
   private queuedMs = 0;
   private preparingMs = 0;
   private executingMs = 0;
   private cleaningMs = 0;
-  private phaseStartedAt: number;
+  private phaseStartedAt = 0;
 
-  constructor(
-    identity: JobIdentity,
-    /** The effective timeout fixed at admission (SCH-6). */
-    readonly timeoutMs: number,
-    readonly admittedAt: number,
-  ) {
-    this.callId = identity.callId;
-    this.taskId = identity.taskId;
-    this.sessionId = identity.sessionId;
-    this.kind = identity.kind;
-    this.phaseStartedAt = admittedAt;
+  constructor(request: JobRequest) {
+    this.callId = request.callId;
+    this.taskId = request.taskId;
+    this.sessionId = request.sessionId;
+    this.kind = request.kind;
+    this.request = request.request;
+    this.requestedTimeout = request.timeout;
+    this.capMs = request.capMs;
   }
 
   /** The absolute deadline: admission plus the effective timeout; never moves. */
   get deadline(): number {
     return this.admittedAt + this.timeoutMs;
+  }
+
+  /**
+   * JSON bytes of the effective options this call would record with `timeoutMs`, counted with
+   * the request against `maxRequestBytes` (SCH-17). A plain job has none; the gateway's call
+   * counts its own by arithmetic.
+   */
+  optionsBytes(timeoutMs: number, limit: number): number {
+    return jsonByteLength({ timeoutMs }, limit);
+  }
+
+  /** Hook: the job holds an execution slot since `now` (at admission or later, in FIFO order). */
+  granted(now: number): void {
+    void now;
+  }
+
+  /** Hook: the job left the queue without a slot, for `reason`. */
+  left(reason: ModelRuntimeError): void {
+    void reason;
+  }
+
+  /** Hook: the job was just aborted (deadline, cancellation, shutdown, failed record). */
+  protected aborted(reason: ModelRuntimeError): void {
+    void reason;
+  }
+
+  /** Clock time at which the job entered its current phase. */
+  get phaseSince(): number {
+    return this.phaseStartedAt;
+  }
+
+  /** @internal fixes the effective timeout and the admission time */
+  accept(timeoutMs: number, now: number): void {
+    this.admitted = true;
+    this.timeoutMs = timeoutMs;
+    this.admittedAt = now;
+    this.phaseStartedAt = now;
   }
 
   /** @internal */
@@ -106,9 +159,7 @@ export class Job {
     const racer = this.racer;
     this.racer = undefined;
     racer?.(reason);
-    const hook = this.abortHook;
-    this.abortHook = undefined;
-    hook?.(reason);
+    this.aborted(reason);
     return true;
   }
 

@@ -12,7 +12,8 @@ import {
 } from '../errors.js';
 import { resolveSchedulerConfig, type SchedulerConfig } from './config.js';
 import { DeadlineTimers } from './deadline-timers.js';
-import { Job, type JobIdentity, type SlotListener } from './job.js';
+import type { Job } from './job.js';
+import { InflightList } from './inflight-list.js';
 import { LinkedQueue } from './linked-queue.js';
 import { jsonByteLength } from './request-size.js';
 
@@ -31,26 +32,6 @@ export interface SchedulerOptions extends SchedulerConfig {
   observer?: SchedulerObserver;
 }
 
-/** A call asking for admission. */
-export interface AdmissionRequest<O> extends JobIdentity {
-  /** The caller's timeout in ms; `undefined` inherits the default (SCH-6). */
-  timeout?: number;
-  /** A further bound from the task budget's remaining activity time (SCH-19). */
-  capMs?: number;
-  /** The generation request, counted against `maxRequestBytes`. */
-  request: unknown;
-  /** Builds the effective options to record, counted as well (SCH-17). */
-  options: (timeoutMs: number) => O;
-  /** Exact JSON byte length of the options, when the caller can compute it faster than a walk. */
-  optionsBytes?: (options: O) => number;
-}
-
-/** What an admitted call gets: its job and the effective options that were counted. */
-export interface Admission<O> {
-  job: Job;
-  options: O;
-}
-
 /**
  * The one bounded scheduler of a runtime (SPEC SCH-1): execution slots, a FIFO wait queue,
  * in-flight capacity that includes cleanup, a request-size cap and one absolute deadline per
@@ -61,7 +42,8 @@ export class Scheduler {
   private readonly clock: Clock;
   private readonly observer: SchedulerObserver;
   private readonly queue = new LinkedQueue<Job>();
-  private readonly jobs = new Map<string, Job>();
+  /** Every accepted job not yet finished, in admission order. */
+  private readonly jobs = new InflightList();
   private slotsInUse = 0;
   private preparing = 0;
   private executing = 0;
@@ -83,21 +65,18 @@ export class Scheduler {
   }
 
   /**
-   * Admits a call or throws a typed error, without awaiting (SCH-4, SCH-6, SCH-7, SCH-17):
+   * Admits `job` or throws a typed error, without awaiting (SCH-4, SCH-6, SCH-7, SCH-17):
    * effective timeout, then request size, then capacity. An admitted job holds a slot at once
-   * or waits in FIFO order.
+   * (its `granted` hook runs before this returns) or waits in FIFO order (SCH-12). `now` is
+   * the clock's time, for a caller that just read it.
    */
-  admit<O>(request: AdmissionRequest<O>): Admission<O> {
+  admit(job: Job, now = this.clock.now()): void {
     try {
       if (!this.accepting) throw new RuntimeStoppedError();
-      const timeoutMs = this.effectiveTimeout(request.timeout, request.capMs);
-      const options = request.options(timeoutMs);
+      const timeoutMs = this.effectiveTimeout(job.requestedTimeout, job.capMs);
       const limit = this.limits.maxRequestBytes;
-      const requestBytes = jsonByteLength(request.request, limit);
-      const optionsBytes = request.optionsBytes
-        ? request.optionsBytes(options)
-        : jsonByteLength(options, limit - requestBytes);
-      if (requestBytes > limit || requestBytes + optionsBytes > limit) {
+      const requestBytes = jsonByteLength(job.request, limit);
+      if (requestBytes > limit || requestBytes + job.optionsBytes(timeoutMs, limit - requestBytes) > limit) {
         throw new RequestTooLargeError(limit);
       }
       if (this.jobs.size >= this.limits.maxInflight) {
@@ -107,28 +86,17 @@ export class Scheduler {
       if (!slotFree && this.queue.size >= this.limits.maxQueued) {
         throw new OverloadedError('QueueFull', this.limits.maxQueued);
       }
-      const job = new Job(request, timeoutMs, this.clock.now());
-      if (this.jobs.has(job.callId)) throw new RangeError(`callId "${job.callId}" is already in flight`);
-      this.jobs.set(job.callId, job);
+      if (job.admitted) throw new RangeError(`job ${job.callId} was already admitted`);
+      job.accept(timeoutMs, now);
+      this.jobs.add(job);
       job.timer = this.deadlines.add(job);
       this.observer.admitted?.(job);
-      if (slotFree) this.grantSlot(job);
+      if (slotFree) this.grantSlot(job, now);
       else job.queueNode = this.queue.enqueue(job);
-      return { job, options };
     } catch (error) {
       this.observer.rejected?.(error as ModelRuntimeError);
       throw error;
     }
-  }
-
-  /**
-   * Tells `listener` when the queued `job` gets its slot, or why it left the queue. A job that
-   * already holds its slot, or already left, is answered at once.
-   */
-  onSlot(job: Job, listener: SlotListener): void {
-    if (job.holdsSlot) listener.granted();
-    else if (job.phase !== 'Queued') listener.left(job.abortReason ?? new RuntimeStoppedError());
-    else job.listener = listener;
   }
 
   /**
@@ -141,39 +109,40 @@ export class Scheduler {
     if (job.phase === 'Queued') {
       if (job.queueNode) this.queue.remove(job.queueNode);
       job.queueNode = undefined;
-      this.move(job, 'Cleaning');
-      const listener = job.listener;
-      job.listener = undefined;
-      listener?.left(reason);
+      this.move(job, 'Cleaning', this.clock.now());
+      job.left(reason);
     }
   }
 
-  /** Preparing → Executing: the request record is confirmed and the provider may start. */
-  startExecuting(job: Job): void {
+  /** Preparing → Executing at `now`: the request record is confirmed and the provider may start. */
+  startExecuting(job: Job, now = this.clock.now()): void {
     if (job.phase !== 'Preparing') throw new Error(`job ${job.callId} cannot execute from ${job.phase}`);
-    this.move(job, 'Executing');
+    this.move(job, 'Executing', now);
   }
 
-  /** Gives the slot back once the provider returned (SCH-5); the job keeps its in-flight unit. */
-  releaseSlot(job: Job): void {
+  /**
+   * Gives the slot back once the provider returned (SCH-5); the job keeps its in-flight unit.
+   * The next queued job gets the slot at the same `now`.
+   */
+  releaseSlot(job: Job, now = this.clock.now()): void {
     if (!job.holdsSlot) return;
     job.holdsSlot = false;
     this.slotsInUse--;
     this.clearTimer(job);
-    this.move(job, 'Cleaning');
+    this.move(job, 'Cleaning', now);
     this.observer.slotReleased?.(job);
-    this.grantNext();
+    this.grantNext(now);
   }
 
   /** Ends the job after recording and cleanup: its in-flight unit is released, exactly once. */
   finish(job: Job): void {
-    if (job.finished) return;
+    if (job.finished || !job.admitted) return;
     if (job.holdsSlot) this.releaseSlot(job);
     if (job.phase === 'Queued') this.abort(job, new RuntimeStoppedError());
     job.finished = true;
     this.clearTimer(job);
     this.cleaning--;
-    this.jobs.delete(job.callId);
+    this.jobs.remove(job);
     this.observer.finished?.(job);
     if (this.jobs.size === 0 && this.drainWaiters.length > 0) {
       const waiters = this.drainWaiters;
@@ -197,14 +166,13 @@ export class Scheduler {
 
   /** Aborts every accepted job that is still running; used by a forced shutdown. */
   abortAll(reason: () => ModelRuntimeError): void {
-    for (const job of this.jobs.values()) this.abort(job, reason());
+    for (const job of this.jobs.toArray()) this.abort(job, reason());
   }
 
   /** The live state: counts plus every in-flight job, bounded by `maxInflight` (SCH-11, SCH-13). */
   snapshot(): ModelSchedulerSnapshot {
     const now = this.clock.now();
-    const jobs = [];
-    for (const job of this.jobs.values()) jobs.push(job.report(now));
+    const jobs = this.jobs.toArray().map((job) => job.report(now));
     return {
       accepting: this.accepting,
       inflight: this.jobs.size,
@@ -236,28 +204,26 @@ export class Scheduler {
     );
   }
 
-  private grantNext(): void {
+  private grantNext(now: number): void {
     while (this.slotsInUse < this.limits.maxConcurrency) {
       const next = this.queue.dequeue();
       if (!next) return;
       next.queueNode = undefined;
-      this.grantSlot(next);
+      this.grantSlot(next, now);
     }
   }
 
-  private grantSlot(job: Job): void {
+  private grantSlot(job: Job, now: number): void {
     job.holdsSlot = true;
     this.slotsInUse++;
-    this.move(job, 'Preparing');
+    this.move(job, 'Preparing', now);
     this.observer.slotGranted?.(job);
-    const listener = job.listener;
-    job.listener = undefined;
-    listener?.granted();
+    job.granted(now);
   }
 
-  private move(job: Job, phase: Job['phase']): void {
+  private move(job: Job, phase: Job['phase'], now: number): void {
     this.adjust(job.phase, -1);
-    job.enter(phase, this.clock.now());
+    job.enter(phase, now);
     this.adjust(phase, +1);
   }
 
