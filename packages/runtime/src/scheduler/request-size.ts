@@ -10,15 +10,26 @@ const MAX_DEPTH = 256;
  * Throws a TypeError for values JSON cannot represent (cycles, BigInt, nesting over 256).
  */
 export function jsonByteLength(value: unknown, limit: number): number {
-  const counter: Counter = { bytes: 0, limit };
-  countValue(value, counter, 0);
-  return counter.bytes;
+  // One counter is reused; a toJSON that counts something itself finds it busy and gets its own.
+  const counter = shared.busy ? { bytes: 0, limit, busy: true } : shared;
+  counter.busy = true;
+  counter.bytes = 0;
+  counter.limit = limit;
+  try {
+    countValue(value, counter, 0);
+    return counter.bytes;
+  } finally {
+    if (counter === shared) shared.busy = false;
+  }
 }
 
 interface Counter {
   bytes: number;
   limit: number;
+  busy: boolean;
 }
+
+const shared: Counter = { bytes: 0, limit: 0, busy: false };
 
 /** Adds `raw`'s JSON bytes; returns false when JSON omits it (undefined, functions, symbols). */
 function countValue(raw: unknown, counter: Counter, depth: number): boolean {
@@ -89,12 +100,23 @@ export function jsonNumberLength(n: number): number {
 
 /** JSON bytes of `text` with its quotes, counting at most a little past `budget`. */
 export function jsonStringBytes(text: string, budget: number): number {
+  const length = text.length;
   // Every character takes at least one byte: a string that long is over budget already.
-  if (text.length + 2 > budget) return text.length + 2;
-  // Printable ASCII without quote or backslash is one byte a character (the common case).
-  if (text.length <= 256 && PLAIN_ASCII.test(text)) return text.length + 2;
+  if (length + 2 > budget) return length + 2;
+  // Printable ASCII without quote or backslash is one byte a character (the common case): the
+  // regular expression is faster on long strings, a plain loop on short ones.
+  if (length > 64) {
+    if (PLAIN_ASCII.test(text)) return length + 2;
+  } else {
+    let i = 0;
+    for (; i < length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) break;
+    }
+    if (i === length) return length + 2;
+  }
   let bytes = 2;
-  for (let i = 0; i < text.length && bytes <= budget; i++) {
+  for (let i = 0; i < length && bytes <= budget; i++) {
     const c = text.charCodeAt(i);
     if (c < 0x80) {
       if (c >= 0x20 && c !== 0x22 && c !== 0x5c) bytes += 1;
