@@ -1,14 +1,22 @@
 /**
- * ISO 8601 text of a wall-clock time in ms. Calls within the same millisecond reuse the last
- * string, because formatting dates is a visible cost at hundreds of thousands of records/s.
+ * ISO 8601 text of a wall-clock time in ms. The date and time up to the second are formatted
+ * once per second and the milliseconds appended, because formatting dates is a visible cost at
+ * hundreds of thousands of records a second.
  */
 export function isoTimestamp(epochMs: number): string {
-  if (epochMs !== lastMs) {
-    lastMs = epochMs;
-    lastIso = new Date(epochMs).toISOString();
+  const ms = Math.floor(epochMs);
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    // Years outside 0000–9999 are written with a sign and six digits; keep those whole.
+    const iso = new Date(second * 1000).toISOString();
+    lastPrefix = iso.length === 24 ? iso.slice(0, 20) : '';
   }
-  return lastIso;
+  if (lastPrefix === '') return new Date(ms).toISOString();
+  return lastPrefix + MILLIS[ms - second * 1000];
 }
 
-let lastMs = Number.NaN;
-let lastIso = '';
+let lastSecond = Number.NaN;
+let lastPrefix = '';
+
+const MILLIS: string[] = Array.from({ length: 1000 }, (_, i) => `${String(i).padStart(3, '0')}Z`);
