@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, test, vi } from 'vitest';
 import { EchoProvider, estimateTokens } from '../src/providers/index.js';
 import type { GenerationRequest, ModelStreamEvent, ProviderCallOptions } from '../src/types.js';
@@ -90,6 +91,23 @@ describe('EchoProvider', () => {
     await expect(
       new EchoProvider().complete(request('hi', { maxOutputTokens: -2 }), callOptions()),
     ).rejects.toThrow('maxOutputTokens must be a non-negative integer, got -2');
+  });
+
+  test('estimateTokens counts what /\\S+/g matches, for any text', () => {
+    fc.assert(
+      fc.property(
+        fc.string({
+          unit: fc.oneof(
+            fc.constantFrom(' ', '\t', '\n', '\u00a0', '\u2003', '\u3000', '\ufeff', '\u180e', '\u200b'),
+            fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }),
+          ),
+        }),
+        (text) => {
+          expect(estimateTokens(text)).toBe(text.match(/\S+/g)?.length ?? 0);
+        },
+      ),
+      { numRuns: 1_000 },
+    );
   });
 
   test('estimateTokens counts whitespace-separated words', () => {

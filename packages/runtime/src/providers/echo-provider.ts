@@ -28,8 +28,30 @@ export interface EchoProviderOptions {
  */
 export function estimateTokens(text: string): number {
   let count = 0;
-  for (const _ of text.matchAll(WORD)) count++;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const space = isWhitespace(text.charCodeAt(i));
+    if (!space && !inWord) count++;
+    inWord = !space;
+  }
   return count;
+}
+
+/** Whether `c` is a character that the `\s` of a JavaScript regular expression matches. */
+function isWhitespace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 const WORD = /\S+/g;
