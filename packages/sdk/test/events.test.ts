@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { DaemonClient, DaemonHttpError, DaemonProtocolError, type DaemonEvent } from '../src/index.js';
+import type * as AbortModule from '../src/abort.js';
 import { readEventStream } from '../src/sse.js';
 import {
   json,
@@ -12,6 +13,25 @@ import {
 } from './helpers/script-server.js';
 
 // PROTOCOL §6 as the SDK sees it: resume, epochs, reconnect with backoff, frame validation.
+
+// The reconnect waits go through abort.ts's sleep: recorded here, and skipped (0 ms) when a
+// test asks, so a Retry-After can be checked without waiting it out.
+const waits = vi.hoisted(() => ({ delays: [] as number[], skip: false }));
+vi.mock('../src/abort.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof AbortModule>();
+  return {
+    ...actual,
+    sleep: (ms: number, signal?: AbortSignal) => {
+      waits.delays.push(ms);
+      return actual.sleep(waits.skip ? 0 : ms, signal);
+    },
+  };
+});
+afterEach(() => {
+  waits.delays.length = 0;
+  waits.skip = false;
+  vi.restoreAllMocks();
+});
 
 let server: ScriptServer;
 beforeAll(async () => {
@@ -142,6 +162,26 @@ describe('subscribeEvents', () => {
     expect(error).toBeInstanceOf(DaemonHttpError);
     expect(error).toMatchObject({ status: 404, code: 'session_not_found' });
     expect(calls).toBe(3);
+  });
+
+  test('§6 a 429 subscriber_limit_exceeded is retried after its Retry-After plus jitter, not at the same instant as everyone else', async () => {
+    let calls = 0;
+    server.handle((_, res) => {
+      if (++calls === 1)
+        return json(res, 429, { error: 'busy', code: 'subscriber_limit_exceeded' }, { 'Retry-After': '1' });
+      openSse(res);
+      sendEvent(res, 'session_closed', { sessionId: 's' }, 1);
+      res.end();
+    });
+    waits.skip = true;
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    const client = new DaemonClient({
+      baseUrl: server.url,
+      reconnect: { maxAttempts: 3, baseMs: 100, capMs: 5_000 },
+    });
+    const events = await collect(client.subscribeEvents('s', { lastEventId: 0 }));
+    expect(events.map((e) => e.type)).toEqual(['session_closed']);
+    expect(waits.delays).toEqual([1_000 + 50]); // Retry-After + U[0, baseMs·2^0)
   });
 
   test('reconnect attempts are bounded: a stream that keeps failing ends with the connection error', async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { DaemonHttpError, DaemonPendingPromptLimitError, parseRetryAfter, withRetry } from '../src/index.js';
 import { jitteredBackoff } from '../src/backoff.js';
 
@@ -9,6 +9,10 @@ const full = (retryAfterMs?: number) =>
   });
 
 describe('withRetry', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   test('retries a retryable error and returns the first success', async () => {
     const attempts: number[] = [];
     const result = await withRetry(
@@ -62,6 +66,33 @@ describe('withRetry', () => {
       ),
     ).rejects.toBeInstanceOf(DaemonPendingPromptLimitError);
     expect(calls).toBe(1);
+  });
+
+  test('a Retry-After is a floor and the jitter comes on top, within capMs: clients refused together come back spread out', async () => {
+    vi.useFakeTimers();
+    /** Milliseconds withRetry waits after one refusal with `retryAfterMs`, for a given random draw. */
+    const waitFor = async (retryAfterMs: number, random: number, capMs: number): Promise<number> => {
+      let calls = 0;
+      const done = withRetry(
+        async () => {
+          if (++calls === 1) throw full(retryAfterMs);
+          return 'ok';
+        },
+        { retries: 1, baseMs: 1_000, capMs, random: () => random },
+      );
+      let waited = 0;
+      await vi.advanceTimersByTimeAsync(0);
+      while (calls === 1) {
+        await vi.advanceTimersByTimeAsync(1);
+        waited++;
+      }
+      await expect(done).resolves.toBe('ok');
+      return waited;
+    };
+    expect(await waitFor(5_000, 0, 10_000)).toBe(5_000);
+    expect(await waitFor(5_000, 0.5, 10_000)).toBe(5_500); // + U[0, baseMs·2^0)
+    expect(await waitFor(5_000, 0.999, 5_200)).toBe(5_199); // the jitter only fills the room left below capMs
+    expect(await waitFor(0, 0.5, 10_000)).toBe(500); // no Retry-After: plain jittered backoff
   });
 
   test('an abort during the wait rejects with the abort reason', async () => {
