@@ -100,7 +100,7 @@ describe('subscribeEvents', () => {
     expect(seen[0]!.headers['x-qwen-event-epoch']).toBeUndefined();
   });
 
-  test('a stream the daemon ends re-opens from the last id seen with the epoch it learned', async () => {
+  test('§6 a stream the daemon ends re-opens from the last id seen with the epoch it learned', async () => {
     const seen: RecordedRequest[] = [];
     server.handle((request, res) => {
       seen.push(request);
@@ -121,7 +121,7 @@ describe('subscribeEvents', () => {
     expect(seen[1]!.headers['x-qwen-event-epoch']).toBe('epoch-B');
   });
 
-  test('client_evicted is followed by a resume from droppedAfter', async () => {
+  test('§6 client_evicted is followed by a resume from droppedAfter', async () => {
     const seen: RecordedRequest[] = [];
     server.handle((request, res) => {
       seen.push(request);
@@ -140,7 +140,7 @@ describe('subscribeEvents', () => {
     expect(seen[1]!.headers['last-event-id']).toBe('3');
   });
 
-  test('a 503 with Retry-After is retried; a 404 is thrown as DaemonHttpError with its code', async () => {
+  test('§6 a 503 with Retry-After is retried; a 404 is thrown as DaemonHttpError with its code', async () => {
     let calls = 0;
     server.handle((_, res) => {
       calls++;
@@ -184,7 +184,7 @@ describe('subscribeEvents', () => {
     expect(waits.delays).toEqual([1_000 + 50]); // Retry-After + U[0, baseMs·2^0)
   });
 
-  test('reconnect attempts are bounded: a stream that keeps failing ends with the connection error', async () => {
+  test('§6 reconnect attempts are bounded: a stream that keeps failing ends with the connection error', async () => {
     let calls = 0;
     server.handle((_, res) => {
       calls++;
@@ -198,13 +198,13 @@ describe('subscribeEvents', () => {
     expect(calls).toBe(3);
   });
 
-  test('a non-SSE 200 is a protocol error, not an empty stream', async () => {
+  test('§6 a non-SSE 200 is a protocol error, not an empty stream', async () => {
     server.handle((_, res) => json(res, 200, { hello: 'proxy' }));
     const client = new DaemonClient({ baseUrl: server.url });
     await expect(collect(client.subscribeEvents('s'))).rejects.toBeInstanceOf(DaemonProtocolError);
   });
 
-  test('aborting the signal ends the iteration quietly and closes the connection', async () => {
+  test('§6 aborting the signal ends the iteration quietly and closes the connection', async () => {
     let open: ServerResponse | undefined;
     let closed = false;
     server.handle((_, res) => {
@@ -235,7 +235,7 @@ describe('readEventStream', () => {
       },
     });
 
-  test('frames split across chunks and multi-byte characters are reassembled', async () => {
+  test('§6 frames split across chunks and multi-byte characters are reassembled', async () => {
     const frame =
       'id: 1\nevent: session_update\ndata: {"id":1,"v":1,"type":"session_update","data":{"text":"héllo ✓"}}\n\n';
     const bytes = new TextEncoder().encode(frame);
@@ -250,7 +250,7 @@ describe('readEventStream', () => {
     expect(events).toEqual([{ id: 1, v: 1, type: 'session_update', data: { text: 'héllo ✓' } }]);
   });
 
-  test('a stream without frame breaks is refused once it exceeds the buffer bound', async () => {
+  test('§6 a stream without frame breaks is refused once it exceeds the buffer bound', async () => {
     const consume = async (): Promise<void> => {
       for await (const _ of readEventStream(streamOf('data: ', 'x'.repeat(100), 'y'.repeat(100)), 64));
     };

@@ -8,7 +8,7 @@ const full = (retryAfterMs?: number) =>
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
   });
 
-describe('withRetry', () => {
+describe('BP-8 withRetry, for callers who retry a 503 with Retry-After', () => {
   afterEach(() => {
     vi.useRealTimers();
   });
@@ -117,7 +117,7 @@ describe('withRetry', () => {
   });
 });
 
-describe('jittered backoff', () => {
+describe('BP-8 jittered backoff', () => {
   test('stays within [0, min(cap, base·2^attempt)] and grows with the attempt', () => {
     expect(jitteredBackoff(0, { baseMs: 100, capMs: 1000, random: () => 0.999 })).toBe(99);
     expect(jitteredBackoff(3, { baseMs: 100, capMs: 1000, random: () => 0.999 })).toBe(799);
@@ -126,7 +126,7 @@ describe('jittered backoff', () => {
   });
 });
 
-describe('parseRetryAfter', () => {
+describe('BP-8 parseRetryAfter', () => {
   test('reads delta-seconds and HTTP dates, ignores garbage', () => {
     expect(parseRetryAfter('5')).toBe(5000);
     expect(parseRetryAfter(' 0 ')).toBe(0);
