@@ -247,6 +247,24 @@ describe('§5 prompts', () => {
     await client.closeSession(session.sessionId);
   });
 
+  test('§5 a caller abort while the POST is still out rejects at once; the prompt the daemon then admits is taken back', async () => {
+    const client = new DaemonClient({ baseUrl: slow.url });
+    const session = await threadSession(client);
+    const abort = new AbortController();
+    const prompt = client.prompt(session.sessionId, text('abandoned before its 202'), abort.signal);
+    abort.abort(); // the POST is on the wire, unanswered
+    await expect(prompt).rejects.toMatchObject({ name: 'AbortError' });
+    expect(client.pendingPromptCount(session.sessionId)).toBe(0);
+    // the daemon admitted it (a 60 s turn) and it ends cancelled, not after a minute
+    const events = await collectUntil(
+      client.subscribeEvents(session.sessionId, { lastEventId: 0 }),
+      (e) => e.type === 'turn_complete',
+    );
+    expect(events.at(-1)).toMatchObject({ type: 'turn_complete', data: { stopReason: 'cancelled' } });
+    expect((await client.pendingPrompts(session.sessionId)).pendingPrompts).toEqual([]);
+    await client.closeSession(session.sessionId);
+  });
+
   test('§5 a caller abort of a queued prompt removes it from the daemon queue; the running one keeps running', async () => {
     const client = new DaemonClient({ baseUrl: slow.url });
     const session = await threadSession(client);
