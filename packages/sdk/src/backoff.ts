@@ -14,3 +14,13 @@ export function jitteredBackoff(attempt: number, options: BackoffOptions): numbe
   const ceiling = Math.min(options.capMs, options.baseMs * 2 ** Math.min(attempt, 30));
   return Math.floor((options.random ?? Math.random)() * ceiling);
 }
+
+/**
+ * Wait before retry `attempt` when the server asked for `retryAfterMs`: never sooner than that,
+ * plus a full-jitter backoff on top (clients refused together must not all return at the same
+ * instant), within `capMs` overall. `retryAfterMs` above `capMs` is the caller's to refuse.
+ */
+export function cappedRetryDelay(attempt: number, retryAfterMs: number, options: BackoffOptions): number {
+  const floor = Math.min(Math.max(0, retryAfterMs), options.capMs);
+  return floor + jitteredBackoff(attempt, { ...options, capMs: options.capMs - floor });
+}

@@ -15,7 +15,7 @@ export interface ReconnectOptions {
   maxAttempts?: number;
   /** First backoff ceiling in ms; default 250. */
   baseMs?: number;
-  /** Largest wait between attempts in ms; default 5 000. */
+  /** Largest backoff between attempts in ms (a server's `Retry-After` comes on top); default 5 000. */
   capMs?: number;
 }
 
@@ -143,7 +143,9 @@ export async function* subscribeEvents(
       if (lastError !== undefined) throw lastError;
       return;
     }
-    const delay = Math.max(retryAfterOf(lastError), jitteredBackoff(failures, reconnect));
+    // the server's Retry-After is a floor; the jitter comes on top so streams refused together
+    // (a 429 subscriber_limit_exceeded, a 503) do not all come back at the same instant
+    const delay = retryAfterOf(lastError) + jitteredBackoff(failures, reconnect);
     failures++;
     try {
       await sleep(delay, signal);

@@ -1,5 +1,5 @@
 import { sleep } from './abort.js';
-import { jitteredBackoff } from './backoff.js';
+import { cappedRetryDelay } from './backoff.js';
 import { nonNegativeInteger, positiveNumber } from './options.js';
 
 /** Options of {@link withRetry}. */
@@ -32,9 +32,10 @@ function retryAfterOf(error: unknown): number | undefined {
 
 /**
  * Runs `fn` and retries it while it fails with a retryable error (a `503 prompt_queue_full`,
- * `429`, `503` …). Each wait is a jittered exponential backoff, never shorter than the
- * server's `Retry-After` and never longer than `capMs`; when the server asks for more than
- * `capMs` the error is rethrown instead of retrying early. `fn` gets the attempt number (0-based).
+ * `429`, `503` …). Each wait is the server's `Retry-After` (if any) plus a jittered exponential
+ * backoff, so callers refused together do not come back together, and never longer than
+ * `capMs`; when the server asks for more than `capMs` the error is rethrown instead of
+ * retrying early. `fn` gets the attempt number (0-based).
  */
 export async function withRetry<T>(
   fn: (attempt: number) => Promise<T>,
@@ -52,12 +53,12 @@ export async function withRetry<T>(
       if (attempt >= retries || !shouldRetry(error) || options.signal?.aborted) throw error;
       const retryAfter = retryAfterOf(error);
       if (retryAfter !== undefined && retryAfter > capMs) throw error;
-      const backoff = jitteredBackoff(attempt, {
+      const delay = cappedRetryDelay(attempt, retryAfter ?? 0, {
         baseMs,
         capMs,
         ...(options.random ? { random: options.random } : {}),
       });
-      await sleep(Math.min(capMs, Math.max(retryAfter ?? 0, backoff)), options.signal);
+      await sleep(delay, options.signal);
     }
   }
 }

@@ -10,6 +10,11 @@ import {
   type DaemonEvent,
 } from '../src/index.js';
 import { startSluice, type SluiceProcess } from '../../daemon/test/helpers/sluice-process.js';
+import {
+  AskingAgent,
+  startInProcess,
+  type InProcessDaemon,
+} from '../../daemon/test/helpers/in-process-daemon.js';
 import { startCountingProxy, type CountingProxy } from './helpers/counting-proxy.js';
 import { text, until } from './helpers/script-server.js';
 
@@ -20,10 +25,12 @@ let slow: SluiceProcess;
 let unlimited: SluiceProcess;
 let deadline: SluiceProcess;
 let secured: SluiceProcess;
+let capped: SluiceProcess;
+let asking: InProcessDaemon;
 let proxy: CountingProxy;
 
 beforeAll(async () => {
-  [fast, slow, unlimited, deadline, secured] = await Promise.all([
+  [fast, slow, unlimited, deadline, secured, capped] = await Promise.all([
     startSluice(),
     startSluice(['--echo-delay-ms', '60000', '--drain-timeout-ms', '0']),
     startSluice([
@@ -36,13 +43,25 @@ beforeAll(async () => {
     ]),
     startSluice(['--echo-delay-ms', '60000', '--drain-timeout-ms', '0', '--prompt-deadline-ms', '100']),
     startSluice(['--token', 'sdk-secret', '--require-auth', '--event-ring-size', '6']),
+    startSluice(['--max-sessions-per-workspace', '1']),
   ]);
+  // the compiled CLI's agents never ask for permission: the daemon built in-process with a test
+  // agent that does (every turn asks once, then reports the outcome it got)
+  asking = await startInProcess({ permissionResponseTimeoutMs: 0 }, { agent: new AskingAgent() });
   proxy = await startCountingProxy(slow.url);
 });
 
 afterAll(async () => {
   await proxy?.close();
-  await Promise.all([fast?.stop(), slow?.stop(), unlimited?.stop(), deadline?.stop(), secured?.stop()]);
+  await Promise.all([
+    fast?.stop(),
+    slow?.stop(),
+    unlimited?.stop(),
+    deadline?.stop(),
+    secured?.stop(),
+    capped?.stop(),
+    asking?.stop(),
+  ]);
 });
 
 async function threadSession(client: DaemonClient) {
@@ -132,6 +151,21 @@ describe('§4 sessions', () => {
     await client.closeSession(session.sessionId);
   });
 
+  test('§4 the session cap answers 503 session_limit_exceeded: a retryable DaemonHttpError with Retry-After', async () => {
+    const client = new DaemonClient({ baseUrl: capped.url });
+    const only = await threadSession(client);
+    const refused: unknown = await threadSession(client).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(DaemonHttpError);
+    expect(refused).toMatchObject({
+      status: 503,
+      code: 'session_limit_exceeded',
+      retryable: true,
+      retryAfterMs: 5000,
+      body: { limit: 1 },
+    });
+    await client.closeSession(only.sessionId);
+  });
+
   test('§4 closing a session ends its pending prompts with turn_error session_closed and releases their slots', async () => {
     const client = new DaemonClient({ baseUrl: proxy.url });
     const session = await threadSession(client);
@@ -210,6 +244,61 @@ describe('§5 prompts', () => {
     await expect
       .poll(async () => (await client.pendingPrompts(session.sessionId)).pendingPrompts)
       .toEqual([]);
+    await client.closeSession(session.sessionId);
+  });
+
+  test('§5 a caller abort while the POST is still out rejects at once; the prompt the daemon then admits is taken back', async () => {
+    const client = new DaemonClient({ baseUrl: slow.url });
+    const session = await threadSession(client);
+    const abort = new AbortController();
+    const prompt = client.prompt(session.sessionId, text('abandoned before its 202'), abort.signal);
+    abort.abort(); // the POST is on the wire, unanswered
+    await expect(prompt).rejects.toMatchObject({ name: 'AbortError' });
+    expect(client.pendingPromptCount(session.sessionId)).toBe(0);
+    // the daemon admitted it (a 60 s turn) and it ends cancelled, not after a minute
+    const events = await collectUntil(
+      client.subscribeEvents(session.sessionId, { lastEventId: 0 }),
+      (e) => e.type === 'turn_complete',
+    );
+    expect(events.at(-1)).toMatchObject({ type: 'turn_complete', data: { stopReason: 'cancelled' } });
+    expect((await client.pendingPrompts(session.sessionId)).pendingPrompts).toEqual([]);
+    await client.closeSession(session.sessionId);
+  });
+
+  test('§5 a caller abort of a queued prompt removes it from the daemon queue; the running one keeps running', async () => {
+    const client = new DaemonClient({ baseUrl: slow.url });
+    const session = await threadSession(client);
+    const running = client.prompt(session.sessionId, text('keep running'));
+    const abort = new AbortController();
+    const queued = client.prompt(session.sessionId, text('abandon me while queued'), abort.signal);
+    await expect
+      .poll(async () => (await client.pendingPrompts(session.sessionId)).pendingPrompts.map((p) => p.state))
+      .toEqual(['running', 'queued']);
+    const [first] = (await client.pendingPrompts(session.sessionId)).pendingPrompts;
+    abort.abort();
+    await expect(queued).rejects.toMatchObject({ name: 'AbortError' });
+    expect(client.pendingPromptCount(session.sessionId)).toBe(1);
+    await expect
+      .poll(async () => (await client.pendingPrompts(session.sessionId)).pendingPrompts)
+      .toEqual([expect.objectContaining({ promptId: first!.promptId, state: 'running' })]);
+    expect((await client.sessionStatus(session.sessionId)).hasActivePrompt).toBe(true);
+    await client.cancel(session.sessionId, session.clientId);
+    await expect(running).resolves.toMatchObject({ stopReason: 'cancelled' });
+    expect(client.pendingPromptCount(session.sessionId)).toBe(0);
+    await client.closeSession(session.sessionId);
+  });
+
+  test('§5 an invalid deadlineMs is a 400 invalid_deadline_ms DaemonHttpError and gives the slot back', async () => {
+    const client = new DaemonClient({ baseUrl: fast.url });
+    const session = await threadSession(client);
+    const refused: unknown = await client
+      .prompt(session.sessionId, { ...text('late'), deadlineMs: -1 })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(DaemonHttpError);
+    expect(refused).toMatchObject({ status: 400, code: 'invalid_deadline_ms', retryable: false });
+    expect(client.pendingPromptCount(session.sessionId)).toBe(0);
+    await expect(client.prompt(session.sessionId, { prompt: [] })).rejects.toMatchObject({ status: 400 });
+    expect(client.pendingPromptCount(session.sessionId)).toBe(0);
     await client.closeSession(session.sessionId);
   });
 
@@ -350,6 +439,20 @@ describe('§6 events', () => {
   });
 });
 
+describe('§6 subscription bounds', () => {
+  test('§6 a maxQueued outside [16, 2048] is a 400 invalid_max_queued DaemonHttpError, not a reconnect loop', async () => {
+    const client = new DaemonClient({ baseUrl: fast.url });
+    const session = await threadSession(client);
+    const failure: unknown = await collectUntil(
+      client.subscribeEvents(session.sessionId, { maxQueued: 4 }),
+      () => true,
+    ).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(DaemonHttpError);
+    expect(failure).toMatchObject({ status: 400, code: 'invalid_max_queued' });
+    await client.closeSession(session.sessionId);
+  });
+});
+
 describe('§2 bearer token and §6 ring eviction', () => {
   test('§2 the token is sent on every request; without it the daemon answers 401 as a DaemonHttpError', async () => {
     await expect(new DaemonClient({ baseUrl: secured.url }).health()).rejects.toMatchObject({ status: 401 });
@@ -412,6 +515,40 @@ describe('§7 branching and permissions', () => {
       code: 'branch_while_prompt_active',
     });
     await busyClient.closeSession(busy.sessionId);
+    await client.closeSession(session.sessionId);
+  });
+
+  test('§7 a permission_request on the stream, respondToSessionPermission → true and the turn goes on with that option; a late vote → false', async () => {
+    const client = new DaemonClient({ baseUrl: asking.url });
+    const session = await threadSession(client);
+    const running = client.prompt(session.sessionId, text('may I?'));
+    const events: DaemonEvent[] = [];
+    let requestId: string | undefined;
+    for await (const event of client.subscribeEvents(session.sessionId, { lastEventId: 0 })) {
+      events.push(event);
+      if (event.type === 'permission_request') {
+        const data = event.data as { requestId: string; options: Array<{ optionId: string }> };
+        requestId = data.requestId;
+        expect(data.options.map((o) => o.optionId)).toEqual(['allow', 'deny']);
+        expect((await client.sessionStatus(session.sessionId)).isWaitingForPermission).toBe(true);
+        await expect(
+          client.respondToSessionPermission(session.sessionId, requestId, {
+            outcome: { outcome: 'selected', optionId: 'deny' },
+          }),
+        ).resolves.toBe(true);
+      }
+      if (event.type === 'turn_complete') break;
+    }
+    await expect(running).resolves.toMatchObject({ stopReason: 'end_turn' });
+    expect(events.find((e) => e.type === 'permission_resolved')?.data).toMatchObject({
+      requestId,
+      outcome: { outcome: 'selected', optionId: 'deny' },
+    });
+    expect(JSON.stringify(events)).toContain('selected:deny');
+    await expect(
+      client.respondToPermission(requestId!, { outcome: { outcome: 'selected', optionId: 'allow' } }),
+    ).resolves.toBe(false);
+    expect(client.pendingPromptCount(session.sessionId)).toBe(0);
     await client.closeSession(session.sessionId);
   });
 

@@ -49,7 +49,7 @@ test('DaemonClient accepts the reference arguments in the reference positions', 
   >();
 });
 
-test('DaemonSessionClient keeps the reference factory and method positions (BP-14)', () => {
+test('BP-14 DaemonSessionClient keeps the reference factory and method positions', () => {
   expectTypeOf<Tail<Parameters<typeof ReferenceSessionClient.createOrAttach>>>().toMatchTypeOf<
     Tail<Parameters<typeof DaemonSessionClient.createOrAttach>>
   >();

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { DaemonClient, DaemonHttpError, DaemonProtocolError, type DaemonEvent } from '../src/index.js';
+import type * as AbortModule from '../src/abort.js';
 import { readEventStream } from '../src/sse.js';
 import {
   json,
@@ -12,6 +13,25 @@ import {
 } from './helpers/script-server.js';
 
 // PROTOCOL §6 as the SDK sees it: resume, epochs, reconnect with backoff, frame validation.
+
+// The reconnect waits go through abort.ts's sleep: recorded here, and skipped (0 ms) when a
+// test asks, so a Retry-After can be checked without waiting it out.
+const waits = vi.hoisted(() => ({ delays: [] as number[], skip: false }));
+vi.mock('../src/abort.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof AbortModule>();
+  return {
+    ...actual,
+    sleep: (ms: number, signal?: AbortSignal) => {
+      waits.delays.push(ms);
+      return actual.sleep(waits.skip ? 0 : ms, signal);
+    },
+  };
+});
+afterEach(() => {
+  waits.delays.length = 0;
+  waits.skip = false;
+  vi.restoreAllMocks();
+});
 
 let server: ScriptServer;
 beforeAll(async () => {
@@ -80,7 +100,7 @@ describe('subscribeEvents', () => {
     expect(seen[0]!.headers['x-qwen-event-epoch']).toBeUndefined();
   });
 
-  test('a stream the daemon ends re-opens from the last id seen with the epoch it learned', async () => {
+  test('§6 a stream the daemon ends re-opens from the last id seen with the epoch it learned', async () => {
     const seen: RecordedRequest[] = [];
     server.handle((request, res) => {
       seen.push(request);
@@ -101,7 +121,7 @@ describe('subscribeEvents', () => {
     expect(seen[1]!.headers['x-qwen-event-epoch']).toBe('epoch-B');
   });
 
-  test('client_evicted is followed by a resume from droppedAfter', async () => {
+  test('§6 client_evicted is followed by a resume from droppedAfter', async () => {
     const seen: RecordedRequest[] = [];
     server.handle((request, res) => {
       seen.push(request);
@@ -120,7 +140,7 @@ describe('subscribeEvents', () => {
     expect(seen[1]!.headers['last-event-id']).toBe('3');
   });
 
-  test('a 503 with Retry-After is retried; a 404 is thrown as DaemonHttpError with its code', async () => {
+  test('§6 a 503 with Retry-After is retried; a 404 is thrown as DaemonHttpError with its code', async () => {
     let calls = 0;
     server.handle((_, res) => {
       calls++;
@@ -144,7 +164,27 @@ describe('subscribeEvents', () => {
     expect(calls).toBe(3);
   });
 
-  test('reconnect attempts are bounded: a stream that keeps failing ends with the connection error', async () => {
+  test('§6 a 429 subscriber_limit_exceeded is retried after its Retry-After plus jitter, not at the same instant as everyone else', async () => {
+    let calls = 0;
+    server.handle((_, res) => {
+      if (++calls === 1)
+        return json(res, 429, { error: 'busy', code: 'subscriber_limit_exceeded' }, { 'Retry-After': '1' });
+      openSse(res);
+      sendEvent(res, 'session_closed', { sessionId: 's' }, 1);
+      res.end();
+    });
+    waits.skip = true;
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    const client = new DaemonClient({
+      baseUrl: server.url,
+      reconnect: { maxAttempts: 3, baseMs: 100, capMs: 5_000 },
+    });
+    const events = await collect(client.subscribeEvents('s', { lastEventId: 0 }));
+    expect(events.map((e) => e.type)).toEqual(['session_closed']);
+    expect(waits.delays).toEqual([1_000 + 50]); // Retry-After + U[0, baseMs·2^0)
+  });
+
+  test('§6 reconnect attempts are bounded: a stream that keeps failing ends with the connection error', async () => {
     let calls = 0;
     server.handle((_, res) => {
       calls++;
@@ -158,13 +198,13 @@ describe('subscribeEvents', () => {
     expect(calls).toBe(3);
   });
 
-  test('a non-SSE 200 is a protocol error, not an empty stream', async () => {
+  test('§6 a non-SSE 200 is a protocol error, not an empty stream', async () => {
     server.handle((_, res) => json(res, 200, { hello: 'proxy' }));
     const client = new DaemonClient({ baseUrl: server.url });
     await expect(collect(client.subscribeEvents('s'))).rejects.toBeInstanceOf(DaemonProtocolError);
   });
 
-  test('aborting the signal ends the iteration quietly and closes the connection', async () => {
+  test('§6 aborting the signal ends the iteration quietly and closes the connection', async () => {
     let open: ServerResponse | undefined;
     let closed = false;
     server.handle((_, res) => {
@@ -195,7 +235,7 @@ describe('readEventStream', () => {
       },
     });
 
-  test('frames split across chunks and multi-byte characters are reassembled', async () => {
+  test('§6 frames split across chunks and multi-byte characters are reassembled', async () => {
     const frame =
       'id: 1\nevent: session_update\ndata: {"id":1,"v":1,"type":"session_update","data":{"text":"héllo ✓"}}\n\n';
     const bytes = new TextEncoder().encode(frame);
@@ -210,7 +250,7 @@ describe('readEventStream', () => {
     expect(events).toEqual([{ id: 1, v: 1, type: 'session_update', data: { text: 'héllo ✓' } }]);
   });
 
-  test('a stream without frame breaks is refused once it exceeds the buffer bound', async () => {
+  test('§6 a stream without frame breaks is refused once it exceeds the buffer bound', async () => {
     const consume = async (): Promise<void> => {
       for await (const _ of readEventStream(streamOf('data: ', 'x'.repeat(100), 'y'.repeat(100)), 64));
     };

@@ -14,10 +14,19 @@ import {
 } from './helpers/script-server.js';
 
 // SPEC BP-11/BP-12 under concurrency: random interleavings of prompt() calls whose daemon
-// answers 200, 202 + turn_complete / turn_error, 503, drops the connection, ends the stream
-// early, or holds the turn until the caller aborts.
+// answers 200, 202 + turn_complete / turn_error, 503, drops the connection (of the POST or of
+// the event stream), ends the stream early, or holds the turn until the caller aborts.
 
-const OUTCOMES = ['ok200', 'ok202', 'error202', 'full503', 'netFail', 'streamDrop', 'hang'] as const;
+const OUTCOMES = [
+  'ok200',
+  'ok202',
+  'error202',
+  'full503',
+  'netFail',
+  'streamDrop',
+  'streamNetFail',
+  'hang',
+] as const;
 type Outcome = (typeof OUTCOMES)[number];
 interface Op {
   outcome: Outcome;
@@ -73,6 +82,7 @@ beforeAll(async () => {
       else if (outcome === 'error202')
         sendEvent(res, 'turn_error', { sessionId, promptId, message: 'failed' }, cursor + 1, promptId);
       else if (outcome === 'streamDrop') return void res.end();
+      else if (outcome === 'streamNetFail') return void res.socket?.destroy();
       openStreams.add(res);
       res.on('close', () => openStreams.delete(res));
       return;

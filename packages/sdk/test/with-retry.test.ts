@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { DaemonHttpError, DaemonPendingPromptLimitError, parseRetryAfter, withRetry } from '../src/index.js';
 import { jitteredBackoff } from '../src/backoff.js';
 
@@ -8,7 +8,11 @@ const full = (retryAfterMs?: number) =>
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
   });
 
-describe('withRetry', () => {
+describe('BP-8 withRetry, for callers who retry a 503 with Retry-After', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   test('retries a retryable error and returns the first success', async () => {
     const attempts: number[] = [];
     const result = await withRetry(
@@ -64,6 +68,33 @@ describe('withRetry', () => {
     expect(calls).toBe(1);
   });
 
+  test('a Retry-After is a floor and the jitter comes on top, within capMs: clients refused together come back spread out', async () => {
+    vi.useFakeTimers();
+    /** Milliseconds withRetry waits after one refusal with `retryAfterMs`, for a given random draw. */
+    const waitFor = async (retryAfterMs: number, random: number, capMs: number): Promise<number> => {
+      let calls = 0;
+      const done = withRetry(
+        async () => {
+          if (++calls === 1) throw full(retryAfterMs);
+          return 'ok';
+        },
+        { retries: 1, baseMs: 1_000, capMs, random: () => random },
+      );
+      let waited = 0;
+      await vi.advanceTimersByTimeAsync(0);
+      while (calls === 1) {
+        await vi.advanceTimersByTimeAsync(1);
+        waited++;
+      }
+      await expect(done).resolves.toBe('ok');
+      return waited;
+    };
+    expect(await waitFor(5_000, 0, 10_000)).toBe(5_000);
+    expect(await waitFor(5_000, 0.5, 10_000)).toBe(5_500); // + U[0, baseMs·2^0)
+    expect(await waitFor(5_000, 0.999, 5_200)).toBe(5_199); // the jitter only fills the room left below capMs
+    expect(await waitFor(0, 0.5, 10_000)).toBe(500); // no Retry-After: plain jittered backoff
+  });
+
   test('an abort during the wait rejects with the abort reason', async () => {
     const abort = new AbortController();
     const pending = withRetry(
@@ -86,7 +117,7 @@ describe('withRetry', () => {
   });
 });
 
-describe('jittered backoff', () => {
+describe('BP-8 jittered backoff', () => {
   test('stays within [0, min(cap, base·2^attempt)] and grows with the attempt', () => {
     expect(jitteredBackoff(0, { baseMs: 100, capMs: 1000, random: () => 0.999 })).toBe(99);
     expect(jitteredBackoff(3, { baseMs: 100, capMs: 1000, random: () => 0.999 })).toBe(799);
@@ -95,7 +126,7 @@ describe('jittered backoff', () => {
   });
 });
 
-describe('parseRetryAfter', () => {
+describe('BP-8 parseRetryAfter', () => {
   test('reads delta-seconds and HTTP dates, ignores garbage', () => {
     expect(parseRetryAfter('5')).toBe(5000);
     expect(parseRetryAfter(' 0 ')).toBe(0);

@@ -1,4 +1,10 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** A loopback reverse proxy that counts the requests reaching the daemon behind it. */
@@ -11,13 +17,23 @@ export interface CountingProxy {
   close(): Promise<void>;
 }
 
+/**
+ * Answers a request itself instead of forwarding it (to force a failure the daemon cannot be
+ * brought to on cue); return `false` to forward.
+ */
+export type ProxyIntercept = (req: IncomingMessage, res: ServerResponse) => boolean;
+
 /** Forwards every request to `target` (streams included) and records it. */
-export async function startCountingProxy(target: string): Promise<CountingProxy> {
+export async function startCountingProxy(
+  target: string,
+  intercept: ProxyIntercept = () => false,
+): Promise<CountingProxy> {
   const upstream = new URL(target);
   const seen: string[] = [];
   const answered: string[] = [];
   const server: Server = createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
+    if (intercept(req, res)) return void req.resume();
     const forward = httpRequest(
       {
         host: upstream.hostname,
