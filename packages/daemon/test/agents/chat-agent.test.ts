@@ -49,6 +49,37 @@ describe('ChatAgent', () => {
     expect(result.messages).toEqual([{ role: 'assistant', content: 'Echo: hello there world' }]);
   });
 
+  test("the model's token usage is reported after the text, as an empty agent_message_chunk with _meta.usage", async () => {
+    const provider: ModelProvider = {
+      name: 'fixed',
+      defaultModel: 'fixed-1',
+      complete: async () => ({
+        text: 'ab',
+        stopReason: 'end_turn',
+        usage: { inputTokens: 12, outputTokens: 3 },
+      }),
+      async *stream() {
+        yield { type: 'delta', text: 'a' };
+        yield { type: 'delta', text: 'b' };
+        yield { type: 'finished', stopReason: 'end_turn', usage: { inputTokens: 12, outputTokens: 3 } };
+      },
+    };
+    const { agent } = setup(provider);
+    const { turn: t, updates } = turn('s1', 'count me');
+    const result = await agent.runTurn(t);
+    expect(updates).toEqual([
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'a' } },
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'b' } },
+      {
+        sessionUpdate: 'agent_message_chunk',
+        content: { type: 'text', text: '' },
+        _meta: { usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15 } },
+      },
+    ]);
+    // the usage chunk adds nothing to the recorded answer
+    expect(result).toEqual({ stopReason: 'end_turn', messages: [{ role: 'assistant', content: 'ab' }] });
+  });
+
   test('SCH-2 one task budget per session is reused across its turns', async () => {
     const { agent, journal } = setup();
     await agent.runTurn(turn('s1', 'one').turn);

@@ -380,14 +380,16 @@ describe('prompts and events', () => {
     const { sessionId } = await threadSession();
     const live = await openEvents(base, sessionId);
     await api(base, 'POST', `/session/${sessionId}/prompt`, { body: textPrompt('one') });
-    await live.waitFor((f) => f.event === 'turn_complete');
+    const last = await live.waitFor((f) => f.event === 'turn_complete');
     live.close();
     const replay = await openEvents(base, sessionId, { headers: { 'last-event-id': '1' } });
     const complete = await replay.waitFor((f) => f.event === 'replay_complete');
     replay.close();
-    expect(replay.frames.filter((f) => f.id !== undefined).map((f) => f.id)).toEqual([2, 3]);
+    const expected = live.frames.filter((f) => f.id !== undefined && f.id > 1);
+    expect(expected.length).toBeGreaterThanOrEqual(2); // agent chunk(s), usage, turn_complete
+    expect(replay.frames.filter((f) => f.id !== undefined)).toEqual(expected);
     expect(complete.id).toBeUndefined();
-    expect(complete.data.data).toEqual({ lastReplayedEventId: 3, replayedCount: 2 });
+    expect(complete.data.data).toEqual({ lastReplayedEventId: last.id, replayedCount: expected.length });
   });
 
   test('an epoch mismatch → state_resync_required {reason:epoch_reset} first, then the whole ring', async () => {
