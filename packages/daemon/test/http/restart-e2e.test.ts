@@ -75,7 +75,7 @@ async function runTurn(base: string, sessionId: string, stream: EventStream, tex
 }
 
 describe('exactly one terminal event per admitted prompt', () => {
-  test('a burst of 5 prompts on one session: 5 terminal events in FIFO order, each with its promptId', async () => {
+  test('§5 a burst of 5 prompts on one session: 5 terminal events in FIFO order, each with its promptId', async () => {
     const base = first!.url;
     const session = await api(base, 'POST', '/session', { body: { sessionScope: 'thread' } });
     const sessionId: string = session.body.sessionId;
@@ -125,7 +125,7 @@ describe('exactly one terminal event per admitted prompt', () => {
 });
 
 describe('restart + load', () => {
-  test('a session survives SIGTERM and a restart on the same --data-dir; load/resume restore it', async () => {
+  test('§4 restart + load: a session survives SIGTERM and a restart on the same --data-dir, is listed, and load/resume restore it', async () => {
     // ── first lifetime: one turn, then SIGTERM ─────────────────────────────────────────
     const created = await api(first!.url, 'POST', '/session', { body: { sessionScope: 'thread' } });
     expect(created.status).toBe(200);

@@ -83,7 +83,7 @@ describe('@qwen-code/sdk DaemonClient against sluice', () => {
     await client.closeSession(sessionId);
   });
 
-  test('BP-11/BP-12 a full queue: local refusal, and the server 503 surfaces as DaemonPendingPromptLimitError', async () => {
+  test('BP-4/BP-11/BP-12 a full queue: local refusal, and a client without a local limit is refused by the server (503 as DaemonPendingPromptLimitError)', async () => {
     const client = new DaemonClient({ baseUrl: slow.url });
     const caps = await client.capabilities();
     const session = await client.createOrAttachSession({

@@ -100,7 +100,7 @@ describe('discovery', () => {
 });
 
 describe('sessions', () => {
-  test('single scope coalesces onto one session per workspace with a new clientId each time', async () => {
+  test('§4 single scope coalesces onto one session per workspace with a new clientId each time', async () => {
     const first = await api(base, 'POST', '/session', { body: {} });
     const second = await api(base, 'POST', '/session', { body: { cwd: workspace, sessionScope: 'single' } });
     expect(first.status).toBe(200);
@@ -118,7 +118,7 @@ describe('sessions', () => {
     ]);
   });
 
-  test('thread scope always creates a new session', async () => {
+  test('§4 thread scope always creates a new session', async () => {
     const a = await threadSession();
     const b = await threadSession();
     expect(a.sessionId).not.toBe(b.sessionId);
@@ -169,7 +169,7 @@ describe('sessions', () => {
     }
   });
 
-  test('status, heartbeat and detach', async () => {
+  test('§4 status, heartbeat and detach', async () => {
     const { sessionId, clientId } = await threadSession();
     const status = await api(base, 'GET', `/session/${sessionId}/status`);
     expect(status.body).toMatchObject({
@@ -299,7 +299,7 @@ describe('sessions', () => {
     expect(status.body.clientCount).toBe(3);
   });
 
-  test('a malformed X-Qwen-Client-Id is 400 invalid_client_id', async () => {
+  test('§1 a malformed X-Qwen-Client-Id is 400 invalid_client_id', async () => {
     const res = await api(base, 'POST', '/session', { body: {}, headers: { 'x-qwen-client-id': 'bad id!' } });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('invalid_client_id');
@@ -376,7 +376,7 @@ describe('prompts and events', () => {
     expect(stream.frames.find((f) => f.event === 'replay_complete')).toBeDefined();
   });
 
-  test('replay from Last-Event-ID n sends ids > n, then replay_complete', async () => {
+  test('§6 replay from Last-Event-ID n sends ids > n, then replay_complete', async () => {
     const { sessionId } = await threadSession();
     const live = await openEvents(base, sessionId);
     await api(base, 'POST', `/session/${sessionId}/prompt`, { body: textPrompt('one') });
@@ -392,7 +392,7 @@ describe('prompts and events', () => {
     expect(complete.data.data).toEqual({ lastReplayedEventId: last.id, replayedCount: expected.length });
   });
 
-  test('an epoch mismatch → state_resync_required {reason:epoch_reset} first, then the whole ring', async () => {
+  test('§6 an epoch mismatch → state_resync_required {reason:epoch_reset} first, then the whole ring', async () => {
     const { sessionId } = await threadSession();
     const res = await api(base, 'POST', `/session/${sessionId}/prompt`, { body: textPrompt('epoch') });
     const first = await openEvents(base, sessionId, { headers: { 'last-event-id': '0' } });
@@ -439,7 +439,7 @@ describe('prompts and events', () => {
     expect(stream.raw().startsWith('retry: 3000\n\n')).toBe(true);
   });
 
-  test('DELETE /session → 204; session_closed on the stream, the stream ends, then 404', async () => {
+  test('§4 DELETE /session → 204; session_closed on the stream, the stream ends, then 404', async () => {
     const { sessionId } = await threadSession();
     const stream = await openEvents(base, sessionId);
     const res = await api(base, 'DELETE', `/session/${sessionId}`);
@@ -451,7 +451,7 @@ describe('prompts and events', () => {
     expect(status.status).toBe(404);
   });
 
-  test('POST /session/:id/branch → 201 with a copy of the conversation and the §7 shape', async () => {
+  test('BP-3 §7 POST /session/:id/branch → 201 with a copy of the conversation and the §7 shape', async () => {
     const { sessionId } = await threadSession();
     const live = await openEvents(base, sessionId);
     await api(base, 'POST', `/session/${sessionId}/prompt`, { body: textPrompt('before the fork') });
@@ -479,7 +479,7 @@ describe('prompts and events', () => {
     branchStream.close();
   });
 
-  test('cancel with nothing running is still 204', async () => {
+  test('§5 cancel with nothing running is still 204', async () => {
     const { sessionId } = await threadSession();
     const res = await api(base, 'POST', `/session/${sessionId}/cancel`, { body: {} });
     expect(res.status).toBe(204);
