@@ -152,11 +152,20 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
   let ownedStore: SqliteSessionStore | undefined;
   if (journal === undefined) {
     const dataDir = resolve(resolved.dataDir);
-    mkdirSync(dataDir, { recursive: true });
     const path = join(dataDir, 'journal.db');
-    journal = new SqliteJournal({ path });
-    // Sessions and their conversations live in the same database as the journal.
-    if (store === undefined) store = ownedStore = new SqliteSessionStore({ path });
+    try {
+      mkdirSync(dataDir, { recursive: true });
+      journal = new SqliteJournal({ path });
+      // Sessions and their conversations live in the same database as the journal.
+      if (store === undefined) store = ownedStore = new SqliteSessionStore({ path });
+    } catch (error) {
+      void journal?.close().catch(() => {});
+      // A data dir that is a file, unwritable, or holds a database we cannot use: name the setting.
+      throw new DaemonConfigError(
+        'dataDir',
+        `dataDir: cannot open the database ${JSON.stringify(path)}: ${(error as Error).message}`,
+      );
+    }
   }
   const ownedJournal = journal;
   let runtime: ModelRuntime;

@@ -1,9 +1,10 @@
-import type { ChatMessage, ModelRuntime, TaskBudget, TaskBudgetLimits } from '@sluice/runtime';
+import type { ChatMessage, ModelRuntime, TaskBudget, TaskBudgetLimits, Usage } from '@sluice/runtime';
 import {
   promptText,
   type Agent,
   type AgentTurn,
   type ConversationMessage,
+  type SessionUpdate,
   type TurnResult,
 } from '../sessions/agent.js';
 
@@ -22,7 +23,10 @@ export interface ChatAgentOptions {
 /**
  * The built-in chat agent: one turn is one streamed model call with the conversation so far
  * plus the prompt's text. Each session has one task budget, reused across its turns (SCH-2).
- * Runtime errors propagate with their stable `code`, which the bridge reports as `turn_error`.
+ * The model's token usage is reported as the reference daemon reports it: one empty
+ * `agent_message_chunk` carrying `_meta.usage {inputTokens, outputTokens, totalTokens}`, which
+ * the official client turns into an `assistant.usage` entry. Runtime errors propagate with
+ * their stable `code`, which the bridge reports as `turn_error`.
  */
 export class ChatAgent implements Agent {
   private readonly runtime: ModelRuntime;
@@ -82,10 +86,27 @@ export class ChatAgent implements Agent {
         if (event.text.length === 0) continue;
         text += event.text;
         turn.emit({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: event.text } });
-      } else stopReason = event.stopReason;
+      } else {
+        stopReason = event.stopReason;
+        turn.emit(usageUpdate(event.usage));
+      }
     }
     return { stopReason, messages: [{ role: 'assistant', content: text }] };
   }
+}
+
+function usageUpdate(usage: Usage): SessionUpdate {
+  return {
+    sessionUpdate: 'agent_message_chunk',
+    content: { type: 'text', text: '' },
+    _meta: {
+      usage: {
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
+        totalTokens: usage.inputTokens + usage.outputTokens,
+      },
+    },
+  };
 }
 
 function toChatMessage(message: ConversationMessage): ChatMessage {

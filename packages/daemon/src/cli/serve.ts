@@ -175,8 +175,11 @@ export async function serve(
     await app.listen({ port: options.port, host: options.hostname });
   } catch (error) {
     await daemon.close().catch(() => {});
+    // A taken or privileged port is the port's fault; anything else (no such address) the host's.
+    const code = (error as { code?: unknown }).code;
+    const flag = code === 'EADDRINUSE' || code === 'EACCES' ? '--port' : '--hostname';
     throw new StartupError(
-      `cannot listen on ${options.hostname}:${options.port}: ${(error as Error).message}`,
+      `${flag}: cannot listen on ${options.hostname}:${options.port}: ${(error as Error).message}`,
     );
   }
   const address = app.server.address();

@@ -74,6 +74,19 @@ const TABLE: Record<
   invalid_deadline_ms: { status: 400 },
   invalid_cwd: { status: 400 },
   workspace_mismatch: { status: 400 },
+  session_workspace_conflict: {
+    status: 409,
+    body: (error) => {
+      const e = error as unknown as { sessionId: string; workspaceCwd: string; liveWorkspaceCwd: string };
+      return {
+        ...plain(error),
+        sessionId: e.sessionId,
+        workspaceCwd: e.workspaceCwd,
+        liveWorkspaceCwd: e.liveWorkspaceCwd,
+      };
+    },
+  },
+  invalid_cursor: { status: 400 },
   invalid_branch_name: { status: 400 },
   invalid_turn_result: { status: 500 },
   bridge_shutting_down: { status: 503, headers: RETRY_AFTER },

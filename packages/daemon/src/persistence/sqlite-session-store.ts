@@ -4,8 +4,15 @@ import Database from 'better-sqlite3';
 import {
   DEFAULT_MAX_CONVERSATION_BYTES,
   DEFAULT_MAX_CONVERSATION_MESSAGES,
+  InvalidSessionCursorError,
+  decodeListCursor,
+  encodeListCursor,
   isConversationMessage,
+  listPageSize,
   type ConversationMessage,
+  type ListPosition,
+  type SessionListOptions,
+  type SessionListPage,
   type SessionRecord,
   type SessionScope,
   type SessionStore,
@@ -22,10 +29,6 @@ export const DEFAULT_SQLITE_STORE_MAX_CACHE_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_SQLITE_STORE_BUSY_TIMEOUT_MS = 5000;
 /** Default of {@link SqliteSessionStoreOptions.walAutocheckpointPages}; the journal's default too. */
 export const DEFAULT_SQLITE_STORE_WAL_AUTOCHECKPOINT_PAGES = 10_000;
-/** Default page size of {@link SqliteSessionStore.list}. */
-export const DEFAULT_SESSION_LIST_SIZE = 50;
-/** Largest page size of {@link SqliteSessionStore.list}. */
-export const MAX_SESSION_LIST_SIZE = 1000;
 
 /** Options of {@link SqliteSessionStore}; every value is validated at construction. */
 export interface SqliteSessionStoreOptions {
@@ -55,34 +58,6 @@ export interface SqliteSessionStoreOptions {
    * the journal's default, so that the journal's writer thread usually checkpoints first.
    */
   walAutocheckpointPages?: number;
-}
-
-/** A stored session without its conversation, as {@link SqliteSessionStore.list} returns it. */
-export interface StoredSessionSummary {
-  sessionId: string;
-  workspaceCwd: string;
-  cwd: string;
-  scope: SessionScope;
-  createdAt: number;
-  updatedAt: number;
-  displayName?: string;
-  forkedFrom?: { sessionId: string };
-  /** Messages of stored history. */
-  messageCount: number;
-}
-
-/** Options of {@link SqliteSessionStore.list}. */
-export interface SessionListOptions {
-  /** Sessions per page, 1 to 1000; default 50. */
-  size?: number;
-  /** The `nextCursor` of the previous page. */
-  cursor?: string;
-}
-
-/** One page of {@link SqliteSessionStore.list}; `nextCursor` is absent on the last page. */
-export interface SessionListPage {
-  sessions: StoredSessionSummary[];
-  nextCursor?: string;
 }
 
 interface SessionRow {
@@ -246,12 +221,12 @@ export class SqliteSessionStore implements SessionStore {
         .pluck();
       this.listFirstPage = db.prepare(
         `SELECT ${SESSION_COLUMNS} FROM sluice_sessions WHERE workspace_cwd = ?
-         ORDER BY created_at, session_id LIMIT ?`,
+         ORDER BY created_at DESC, session_id DESC LIMIT ?`,
       );
       this.listNextPage = db.prepare(
         `SELECT ${SESSION_COLUMNS} FROM sluice_sessions
-         WHERE workspace_cwd = ? AND (created_at > ? OR (created_at = ? AND session_id > ?))
-         ORDER BY created_at, session_id LIMIT ?`,
+         WHERE workspace_cwd = ? AND (created_at < ? OR (created_at = ? AND session_id < ?))
+         ORDER BY created_at DESC, session_id DESC LIMIT ?`,
       );
       this.saveTransaction = db.transaction(
         (record: SessionRecord, messages: readonly ConversationMessage[]): number =>
@@ -308,16 +283,17 @@ export class SqliteSessionStore implements SessionStore {
 
   /**
    * One page of the stored sessions of a workspace (its resolved absolute root, as the bridge
-   * records it), oldest first; `nextCursor` leads to the next page. Rejects with
-   * {@link InvalidCursorError} for a cursor this store did not hand out.
+   * records it), newest first by `createdAt` then `sessionId` (`ListPosition`); `nextCursor`
+   * leads to the next page. Rejects with {@link InvalidCursorError} for a cursor that
+   * `encodeListCursor` did not make, and with a `RangeError` for a size outside [1, 1000].
    */
   async list(workspaceCwd: string, options: SessionListOptions = {}): Promise<SessionListPage> {
     this.checkOpen();
-    const size = integerInRange('size', options.size ?? DEFAULT_SESSION_LIST_SIZE, 1, MAX_SESSION_LIST_SIZE);
+    const size = listPageSize(options.size);
     let rows: SessionRow[];
     if (options.cursor === undefined) rows = this.listFirstPage.all(workspaceCwd, size + 1);
     else {
-      const [createdAt, sessionId] = decodeCursor(options.cursor);
+      const { createdAt, sessionId } = decodeCursor(options.cursor);
       rows = this.listNextPage.all(workspaceCwd, createdAt, createdAt, sessionId, size + 1);
     }
     const page: SessionListPage = {
@@ -327,7 +303,8 @@ export class SqliteSessionStore implements SessionStore {
       })),
     };
     const last = rows.length > size ? rows[size - 1] : undefined;
-    if (last !== undefined) page.nextCursor = encodeCursor(last.created_at, last.session_id);
+    if (last !== undefined)
+      page.nextCursor = encodeListCursor({ createdAt: last.created_at, sessionId: last.session_id });
     return page;
   }
 
@@ -513,26 +490,13 @@ function checkRecord(record: SessionRecord): void {
   });
 }
 
-function encodeCursor(createdAt: number, sessionId: string): string {
-  return Buffer.from(JSON.stringify([createdAt, sessionId]), 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): [number, string] {
-  if (typeof cursor === 'string' && cursor.length > 0 && cursor.length <= 1024) {
-    try {
-      const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-      if (
-        Array.isArray(value) &&
-        value.length === 2 &&
-        Number.isFinite(value[0]) &&
-        typeof value[1] === 'string'
-      )
-        return [value[0] as number, value[1]];
-    } catch {
-      // not JSON: reported below
-    }
+function decodeCursor(cursor: string): ListPosition {
+  try {
+    return decodeListCursor(cursor);
+  } catch (error) {
+    if (error instanceof InvalidSessionCursorError) throw new InvalidCursorError(String(cursor));
+    throw error;
   }
-  throw new InvalidCursorError(String(cursor));
 }
 
 function databasePath(path: string): string {
@@ -554,9 +518,4 @@ function positiveIntegerOrInfinity(name: string, value: number): number {
 function nonNegativeInteger(name: string, value: number): number {
   if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
   throw new RangeError(`${name} must be a non-negative integer, got ${String(value)}`);
-}
-
-function integerInRange(name: string, value: number, min: number, max: number): number {
-  if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
-  throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${String(value)}`);
 }

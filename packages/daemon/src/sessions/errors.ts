@@ -16,6 +16,8 @@ export type SessionErrorCode =
   | 'invalid_deadline_ms'
   | 'invalid_cwd'
   | 'workspace_mismatch'
+  | 'session_workspace_conflict'
+  | 'invalid_cursor'
   | 'invalid_branch_name'
   | 'invalid_turn_result'
   | 'bridge_shutting_down';
@@ -194,6 +196,34 @@ export class WorkspaceMismatchError extends SessionError {
     readonly workspaces: readonly string[],
   ) {
     super(`cwd "${cwd}" is not inside a served workspace (${workspaces.join(', ')})`);
+  }
+}
+
+/**
+ * A load or resume named a served workspace, but the session is live in another one
+ * (HTTP `409 session_workspace_conflict`, as the reference daemon answers).
+ */
+export class SessionWorkspaceConflictError extends SessionError {
+  readonly code = 'session_workspace_conflict';
+  readonly retryable = false;
+  constructor(
+    readonly sessionId: string,
+    readonly workspaceCwd: string,
+    readonly liveWorkspaceCwd: string,
+  ) {
+    super(
+      `Session "${sessionId}" is live in workspace "${liveWorkspaceCwd}", not in "${workspaceCwd}"; omit cwd or send that workspace`,
+    );
+  }
+}
+
+/** A session listing cursor that this daemon did not hand out (HTTP `400 invalid_cursor`). */
+export class InvalidSessionCursorError extends SessionError {
+  readonly code = 'invalid_cursor';
+  readonly retryable = false;
+  constructor(readonly cursor: unknown) {
+    const shown = typeof cursor === 'string' && cursor.length > 64 ? `${cursor.slice(0, 64)}…` : cursor;
+    super(`cursor must be the nextCursor of a previous page of this listing, got ${JSON.stringify(shown)}`);
   }
 }
 

@@ -6,4 +6,5 @@ export * from './options.js';
 export type { BranchedSession, PromptResult } from './queue-items.js';
 export * from './session-bridge.js';
 export * from './session-events.js';
+export * from './session-listing.js';
 export * from './session-store.js';

@@ -28,6 +28,7 @@ import {
   SessionClosingError,
   SessionLimitExceededError,
   SessionNotFoundError,
+  SessionWorkspaceConflictError,
   WorkspaceMismatchError,
 } from './errors.js';
 import { resolveBridgeOptions, type SessionBridgeOptions } from './options.js';
@@ -42,6 +43,14 @@ import {
   type QueueItem,
 } from './queue-items.js';
 import { SESSION_EVENT, type SessionEvent, type SessionEventSink } from './session-events.js';
+import {
+  compareListPosition,
+  decodeListCursor,
+  encodeListCursor,
+  listPageSize,
+  type SessionListOptions,
+  type StoredSessionSummary,
+} from './session-listing.js';
 import type { SessionRecord, SessionScope, SessionStore } from './session-store.js';
 
 /** `POST /session` in bridge terms. */
@@ -114,6 +123,12 @@ export interface SessionSummary {
   pendingInteractions: unknown[];
 }
 
+/** One page of `GET /workspace/:cwd/sessions`; `nextCursor` is absent on the last page. */
+export interface SessionSummaryPage {
+  sessions: SessionSummary[];
+  nextCursor?: string;
+}
+
 /** `POST /session/:id/heartbeat`. */
 export interface HeartbeatResult {
   sessionId: string;
@@ -149,6 +164,13 @@ export interface RestoreSessionOptions {
   /** `load` also replays the stored conversation as `session_update` events; default `resume`. */
   mode?: 'load' | 'resume';
   clientId?: string;
+  /**
+   * The workspace the caller expects the session in (the body's `cwd`): absolute and inside a
+   * served workspace (`InvalidCwdError`, `WorkspaceMismatchError`). A session live in another
+   * workspace is a `SessionWorkspaceConflictError`; one stored in another is not found there.
+   * Absent = wherever the session lives.
+   */
+  cwd?: unknown;
 }
 
 type EntryState = 'open' | 'closing' | 'closed';
@@ -204,6 +226,26 @@ const MAX_BRANCH_NAME_CHARS = 200;
 
 function isInside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/** A stored session that is not live: nobody attached, nothing pending. */
+function storedSummary(stored: StoredSessionSummary): SessionSummary {
+  const summary: SessionSummary = {
+    sessionId: stored.sessionId,
+    workspaceCwd: stored.workspaceCwd,
+    cwd: stored.cwd,
+    createdAt: stored.createdAt,
+    updatedAt: stored.updatedAt,
+    clientCount: 0,
+    hasActivePrompt: false,
+    pendingPromptCount: 0,
+    isWaitingForPermission: false,
+    pendingInteractionCount: 0,
+    pendingInteractions: [],
+  };
+  if (stored.displayName !== undefined) summary.displayName = stored.displayName;
+  if (stored.forkedFrom !== undefined) summary.forkedFrom = { ...stored.forkedFrom };
+  return summary;
 }
 
 function errorOutcome(error: unknown): PromptOutcome {
@@ -272,7 +314,8 @@ export class SessionBridge {
   private readonly defaultSessions = new Map<string, string>();
   private readonly countByWorkspace = new Map<string, number>();
   private readonly reservedByWorkspace = new Map<string, number>();
-  private readonly restoring = new Map<string, Promise<SessionEntry>>();
+  /** Store reads of sessions being restored, so that concurrent restores read once. */
+  private readonly restoring = new Map<string, Promise<SessionRecord | undefined>>();
   private reservedTotal = 0;
   private accepting = true;
 
@@ -378,27 +421,32 @@ export class SessionBridge {
 
   /**
    * Brings back a session: attaches to it when live, else loads it from the store (after a
-   * restart). Rejects with `SessionNotFoundError` when neither has it.
+   * restart). Rejects with `SessionNotFoundError` when neither has it, and checks `cwd` (see
+   * {@link RestoreSessionOptions.cwd}) before anything is opened.
    */
   async restoreSession(sessionId: string, options: RestoreSessionOptions = {}): Promise<SessionHandle> {
     if (options.clientId !== undefined) assertClientIdFormat(options.clientId);
+    const expected = options.cwd === undefined ? undefined : this.resolveWorkspace(options.cwd).workspaceCwd;
     const live = this.sessions.get(sessionId);
-    if (live !== undefined) {
-      if (live.state !== 'open') throw new SessionClosingError(sessionId);
-      return this.attach(live, options.clientId, true);
-    }
+    if (live !== undefined) return this.attachRestored(live, expected, options.clientId);
     if (!this.accepting) throw new BridgeShuttingDownError();
     let loading = this.restoring.get(sessionId);
     if (loading === undefined) {
-      loading = this.loadEntry(sessionId, options.mode ?? 'resume');
+      loading = this.store === undefined ? Promise.resolve(undefined) : this.store.load(sessionId);
       this.restoring.set(sessionId, loading);
       const forget = (): void => {
         this.restoring.delete(sessionId);
       };
       loading.then(forget, forget);
     }
-    const entry = await loading;
-    if (entry.state !== 'open') throw new SessionClosingError(sessionId);
+    const record = await loading;
+    // A concurrent restore (or a create with this id) may have opened it meanwhile.
+    const opened = this.sessions.get(sessionId);
+    if (opened !== undefined) return this.attachRestored(opened, expected, options.clientId);
+    if (record === undefined) throw new SessionNotFoundError(sessionId);
+    if (expected !== undefined && record.workspaceCwd !== expected) throw new SessionNotFoundError(sessionId);
+    if (!this.accepting) throw new BridgeShuttingDownError();
+    const entry = this.openRestored(record, options.mode ?? 'resume');
     return this.attach(entry, options.clientId, false);
   }
 
@@ -415,6 +463,41 @@ export class SessionBridge {
       if (entry.state === 'open' && (root === undefined || entry.workspaceCwd === root))
         result.push(this.summarize(entry));
     return result;
+  }
+
+  /**
+   * One page of the sessions of the workspace `cwd` lies in (PROTOCOL §4): the stored ones —
+   * so that after a restart a client can find what to load — merged with the live ones, whose
+   * summary wins. Newest first by `createdAt` (`ListPosition`), so paging is stable however
+   * busy the sessions are. A page reads at most `size + 1` stored rows and scans the live
+   * sessions (bounded by the session caps). Throws `InvalidCwdError`, `WorkspaceMismatchError`,
+   * `InvalidSessionCursorError` and, for a size outside [1, 1000], a `RangeError`.
+   */
+  async listWorkspaceSessions(cwd: unknown, options: SessionListOptions = {}): Promise<SessionSummaryPage> {
+    const { workspaceCwd } = this.resolveWorkspace(cwd);
+    const size = listPageSize(options.size);
+    const after = options.cursor === undefined ? undefined : decodeListCursor(options.cursor);
+    const stored =
+      this.store?.list === undefined
+        ? { sessions: [] }
+        : await this.store.list(workspaceCwd, {
+            size,
+            ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
+          });
+    const byId = new Map<string, SessionSummary>();
+    for (const session of stored.sessions) byId.set(session.sessionId, storedSummary(session));
+    for (const entry of this.sessions.values())
+      if (
+        entry.state === 'open' &&
+        entry.workspaceCwd === workspaceCwd &&
+        (after === undefined || compareListPosition(after, entry) < 0)
+      )
+        byId.set(entry.sessionId, this.summarize(entry));
+    const merged = [...byId.values()].sort(compareListPosition);
+    const sessions = merged.slice(0, size);
+    const last = sessions.at(-1);
+    const more = merged.length > size || stored.nextCursor !== undefined;
+    return more && last !== undefined ? { sessions, nextCursor: encodeListCursor(last) } : { sessions };
   }
 
   /** A copy of the session's (bounded) conversation history, oldest first. */
@@ -956,14 +1039,21 @@ export class SessionBridge {
     return entry;
   }
 
-  private async loadEntry(sessionId: string, mode: 'load' | 'resume'): Promise<SessionEntry> {
-    const store = this.store;
-    if (store === undefined) throw new SessionNotFoundError(sessionId);
-    const record = await store.load(sessionId);
-    const live = this.sessions.get(sessionId);
-    if (live !== undefined) return live;
-    if (record === undefined) throw new SessionNotFoundError(sessionId);
-    if (!this.accepting) throw new BridgeShuttingDownError();
+  /** A restore found the session live: attach, unless it is closing or lives elsewhere. */
+  private attachRestored(
+    entry: SessionEntry,
+    expectedWorkspace: string | undefined,
+    clientId: string | undefined,
+  ): SessionHandle {
+    if (entry.state !== 'open') throw new SessionClosingError(entry.sessionId);
+    if (expectedWorkspace !== undefined && entry.workspaceCwd !== expectedWorkspace)
+      throw new SessionWorkspaceConflictError(entry.sessionId, expectedWorkspace, entry.workspaceCwd);
+    return this.attach(entry, clientId, true);
+  }
+
+  /** Opens a stored session; `load` also replays its history as `session_update` events. */
+  private openRestored(record: SessionRecord, mode: 'load' | 'resume'): SessionEntry {
+    const { sessionId } = record;
     const workspaces = this.workspaces;
     if (workspaces !== undefined && !workspaces.some((root) => isInside(record.workspaceCwd, root)))
       throw new WorkspaceMismatchError(record.workspaceCwd, workspaces);

@@ -1,4 +1,13 @@
 import type { ConversationMessage } from './agent.js';
+import {
+  compareListPosition,
+  decodeListCursor,
+  encodeListCursor,
+  listPageSize,
+  type SessionListOptions,
+  type SessionListPage,
+  type StoredSessionSummary,
+} from './session-listing.js';
 
 /** `single` coalesces onto one default session per workspace; `thread` always creates. */
 export type SessionScope = 'single' | 'thread';
@@ -28,6 +37,12 @@ export interface SessionStore {
   save(record: SessionRecord): Promise<void>;
   /** The stored record, or `undefined` when the store has none for `sessionId`. */
   load(sessionId: string): Promise<SessionRecord | undefined>;
+  /**
+   * One page of the stored sessions of a workspace (its resolved root, as the bridge records
+   * it), newest first by `createdAt` then `sessionId` (see `ListPosition`), with a cursor of
+   * `encodeListCursor`. Optional: a store without it lists nothing after a restart.
+   */
+  list?(workspaceCwd: string, options?: SessionListOptions): Promise<SessionListPage>;
 }
 
 /** Default number of records a {@link MemorySessionStore} keeps. */
@@ -62,5 +77,25 @@ export class MemorySessionStore implements SessionStore {
   async load(sessionId: string): Promise<SessionRecord | undefined> {
     const record = this.records.get(sessionId);
     return record === undefined ? undefined : structuredClone(record);
+  }
+
+  async list(workspaceCwd: string, options: SessionListOptions = {}): Promise<SessionListPage> {
+    const size = listPageSize(options.size);
+    const after = options.cursor === undefined ? undefined : decodeListCursor(options.cursor);
+    const matching = [...this.records.values()]
+      .filter(
+        (record) =>
+          record.workspaceCwd === workspaceCwd &&
+          (after === undefined || compareListPosition(after, record) < 0),
+      )
+      .sort(compareListPosition);
+    const sessions = matching.slice(0, size).map(({ conversation, ...metadata }): StoredSessionSummary => ({
+      ...structuredClone(metadata),
+      messageCount: conversation.length,
+    }));
+    const last = sessions.at(-1);
+    return matching.length > size && last !== undefined
+      ? { sessions, nextCursor: encodeListCursor(last) }
+      : { sessions };
   }
 }

@@ -1,12 +1,22 @@
 import { describe, expect, test } from 'vitest';
-import { EchoProvider, MemoryJournal, ModelRuntime, type ModelProvider } from '@sluice/runtime';
+import {
+  EchoProvider,
+  MemoryJournal,
+  ModelRuntime,
+  type ModelProvider,
+  type TaskBudgetLimits,
+} from '@sluice/runtime';
 import { ChatAgent } from '../../src/agents/index.js';
 import { SessionBridge, type SessionEvent, type SessionUpdate } from '../../src/sessions/index.js';
 
-function setup(provider: ModelProvider = new EchoProvider({ chunkSize: 4 }), scheduler = {}) {
+function setup(
+  provider: ModelProvider = new EchoProvider({ chunkSize: 4 }),
+  scheduler = {},
+  budgetLimits?: TaskBudgetLimits,
+) {
   const journal = new MemoryJournal();
   const runtime = new ModelRuntime({ provider, journal, scheduler });
-  const agent = new ChatAgent({ runtime });
+  const agent = new ChatAgent({ runtime, ...(budgetLimits === undefined ? {} : { budgetLimits }) });
   const events: Array<SessionEvent & { sessionId: string }> = [];
   const bridge = new SessionBridge({
     agent,
@@ -49,6 +59,37 @@ describe('ChatAgent', () => {
     expect(result.messages).toEqual([{ role: 'assistant', content: 'Echo: hello there world' }]);
   });
 
+  test("the model's token usage is reported after the text, as an empty agent_message_chunk with _meta.usage", async () => {
+    const provider: ModelProvider = {
+      name: 'fixed',
+      defaultModel: 'fixed-1',
+      complete: async () => ({
+        text: 'ab',
+        stopReason: 'end_turn',
+        usage: { inputTokens: 12, outputTokens: 3 },
+      }),
+      async *stream() {
+        yield { type: 'delta', text: 'a' };
+        yield { type: 'delta', text: 'b' };
+        yield { type: 'finished', stopReason: 'end_turn', usage: { inputTokens: 12, outputTokens: 3 } };
+      },
+    };
+    const { agent } = setup(provider);
+    const { turn: t, updates } = turn('s1', 'count me');
+    const result = await agent.runTurn(t);
+    expect(updates).toEqual([
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'a' } },
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'b' } },
+      {
+        sessionUpdate: 'agent_message_chunk',
+        content: { type: 'text', text: '' },
+        _meta: { usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15 } },
+      },
+    ]);
+    // the usage chunk adds nothing to the recorded answer
+    expect(result).toEqual({ stopReason: 'end_turn', messages: [{ role: 'assistant', content: 'ab' }] });
+  });
+
   test('SCH-2 one task budget per session is reused across its turns', async () => {
     const { agent, journal } = setup();
     await agent.runTurn(turn('s1', 'one').turn);
@@ -80,6 +121,25 @@ describe('ChatAgent', () => {
     await expect(admission.done).rejects.toMatchObject({ code: 'request_too_large' });
     const terminal = events.find((e) => e.type === 'turn_error');
     expect(terminal?.data).toMatchObject({ code: 'request_too_large', promptId: admission.promptId });
+  });
+
+  test('a session whose task budget is spent ends its next turn with turn_error budget_exhausted; the FIFO goes on', async () => {
+    const { bridge, events } = setup(new EchoProvider(), {}, { maxCalls: 1 });
+    const { sessionId } = bridge.createSession();
+    const first = bridge.sendPrompt(sessionId, [{ type: 'text', text: 'one' }]);
+    const second = bridge.sendPrompt(sessionId, [{ type: 'text', text: 'two' }]);
+    await expect(first.done).resolves.toMatchObject({ stopReason: 'end_turn' });
+    await expect(second.done).rejects.toMatchObject({ code: 'budget_exhausted' });
+    const terminals = events.filter((e) => e.type === 'turn_complete' || e.type === 'turn_error');
+    expect(terminals.map((e) => [e.type, e.data['promptId'], e.data['code']])).toEqual([
+      ['turn_complete', first.promptId, undefined],
+      ['turn_error', second.promptId, 'budget_exhausted'],
+    ]);
+    // another session has its own budget
+    const other = bridge.createSession({ cwd: '/ws', scope: 'thread' });
+    await expect(
+      bridge.sendPrompt(other.sessionId, [{ type: 'text', text: 'fresh' }]).done,
+    ).resolves.toMatchObject({ stopReason: 'end_turn' });
   });
 
   test('through the bridge a turn emits user echo, agent chunks and turn_complete end_turn', async () => {

@@ -1,6 +1,16 @@
-import { describe, expect, test } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
 import { api } from '../helpers/http-client.js';
 import { runSluice, startSluice } from '../helpers/sluice-process.js';
+
+// A plain file where a directory is expected: --data-dir and --workspace cannot use it.
+const scratch = mkdtempSync(join(tmpdir(), 'sluice-cli-'));
+const aFile = join(scratch, 'not-a-dir');
+writeFileSync(aFile, 'x');
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('sluice serve flags', () => {
   test.concurrent.each([
@@ -19,11 +29,51 @@ describe('sluice serve flags', () => {
     [['--allow-origin', 'not a url'], '--allow-origin'],
     [['--permission-response-timeout-ms', '-5'], '--permission-response-timeout-ms'],
     [['--permission-response-timeout-ms', '1.5'], '--permission-response-timeout-ms'],
+    [['--port', '-1'], '--port'],
+    [['--hostname', ''], '--hostname'],
+    // TEST-NET: not an address of ours; the daemon is built before listening, so give it a data dir
+    [['--hostname', '203.0.113.7', '--token', 't', '--data-dir', join(scratch, 'host')], '--hostname'],
+    [['--token', '   '], '--token'],
+    [['--workspace', ''], '--workspace'],
+    [['--max-pending-prompts-per-session', 'Infinity'], '--max-pending-prompts-per-session'],
+    [['--max-pending-prompts-per-session', 'NaN'], '--max-pending-prompts-per-session'],
+    [['--prompt-deadline-ms', '2147483648'], '--prompt-deadline-ms'],
+    [['--prompt-deadline-ms', '1.5'], '--prompt-deadline-ms'],
+    [['--max-sessions', '0'], '--max-sessions'],
+    [['--max-sessions', 'many'], '--max-sessions'],
+    [['--event-ring-size', '1000001'], '--event-ring-size'],
+    [['--model-max-queued', '-1'], '--model-max-queued'],
+    [['--model-max-inflight', '0'], '--model-max-inflight'],
+    [['--model-max-request-bytes', '0'], '--model-max-request-bytes'],
+    [['--model-timeout-ms', '0'], '--model-timeout-ms'],
+    [['--model', ''], '--model'],
+    [['--provider', 'openai', '--model', 'm', '--base-url', 'not a url'], '--base-url'],
+    [['--echo-delay-ms', '-1'], '--echo-delay-ms'],
+    [['--echo-delay-ms', 'slow'], '--echo-delay-ms'],
+    [['--data-dir', ''], '--data-dir'],
+    [['--data-dir', aFile], '--data-dir'],
+    [['--drain-timeout-ms', 'x'], '--drain-timeout-ms'],
+    [['--allow-origin', 'https://app.example.com/path'], '--allow-origin'],
   ])('%j exits 1 naming %s', async (args, flag) => {
     const result = await runSluice(['serve', '--port', '0', ...args]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(flag);
     expect(result.stdout).toBe('');
+  });
+
+  test('a port that is taken exits 1 naming --port', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = blocker.address() as AddressInfo;
+      const result = await runSluice(['serve', '--port', String(port), '--data-dir', join(scratch, 'port')]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('--port');
+      expect(result.stderr).toContain('EADDRINUSE');
+      expect(result.stdout).toBe('');
+    } finally {
+      blocker.close();
+    }
   });
 
   test('an empty token refuses to start', async () => {

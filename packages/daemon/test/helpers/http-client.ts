@@ -75,13 +75,20 @@ export interface EventStream {
   /** Resolves once the server ended the stream. */
   ended: Promise<void>;
   close(): void;
+  /** Starts reading a stream opened with `paused: true` (a no-op otherwise). */
+  resume(): void;
 }
 
 /** Opens an SSE stream; rejects with the JSON error body when the server refuses it. */
 export function openEvents(
   baseUrl: string,
   sessionId: string,
-  options: { headers?: Record<string, string>; query?: string } = {},
+  options: {
+    headers?: Record<string, string>;
+    query?: string;
+    /** Read nothing until `resume()`: a reader that stalls, so TCP pushes back on the daemon. */
+    paused?: boolean;
+  } = {},
 ): Promise<EventStream> {
   const url = new URL(`/session/${encodeURIComponent(sessionId)}/events${options.query ?? ''}`, baseUrl);
   return new Promise((resolve, reject) => {
@@ -109,7 +116,7 @@ export function openEvents(
       let raw = '';
       let buffer = '';
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
+      const onData = (chunk: string): void => {
         raw += chunk;
         buffer += chunk;
         let end: number;
@@ -127,7 +134,9 @@ export function openEvents(
           frames.push({ ...frame, data: JSON.parse(data) } as SseFrame);
         }
         for (const wake of [...waiters]) wake();
-      });
+      };
+      let reading = options.paused !== true;
+      if (reading) res.on('data', onData);
       const ended = new Promise<void>((resolveEnd) => {
         res.on('end', () => resolveEnd());
         res.on('close', () => resolveEnd());
@@ -144,6 +153,11 @@ export function openEvents(
         raw: () => raw,
         ended,
         close: () => req.destroy(),
+        resume: () => {
+          if (reading) return;
+          reading = true;
+          res.on('data', onData);
+        },
         waitFor: (predicate, timeoutMs = 10_000) =>
           new Promise<SseFrame>((resolveFrame, rejectFrame) => {
             const check = (): void => {

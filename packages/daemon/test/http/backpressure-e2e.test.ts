@@ -83,7 +83,7 @@ describe('BP per-session admission over HTTP', () => {
     await api(base, 'DELETE', `/session/${sessionId}`);
   });
 
-  test('POST /cancel → 204; the running prompt ends turn_complete cancelled and the next one starts', async () => {
+  test('§5 POST /cancel → 204; the running prompt ends turn_complete cancelled and the next one starts', async () => {
     const { sessionId, stream } = await sessionWithStream();
     const [first, second] = await admit(sessionId, 2);
     const res = await api(base, 'POST', `/session/${sessionId}/cancel`);
@@ -106,7 +106,7 @@ describe('BP per-session admission over HTTP', () => {
     await api(base, 'DELETE', `/session/${sessionId}`);
   });
 
-  test('DELETE /session ends every pending prompt with turn_error session_closed, then session_closed', async () => {
+  test('§4 DELETE /session ends every pending prompt with turn_error session_closed, then session_closed', async () => {
     const { sessionId, stream } = await sessionWithStream();
     const admitted = await admit(sessionId, 3);
     const res = await api(base, 'DELETE', `/session/${sessionId}`);
@@ -141,7 +141,7 @@ describe('BP per-session admission over HTTP', () => {
     expect(unknown.status).toBe(404);
   });
 
-  test('the pending-prompt status shows hasActivePrompt while one runs', async () => {
+  test('§4 the status shows hasActivePrompt while a prompt runs', async () => {
     const { sessionId, stream } = await sessionWithStream();
     await admit(sessionId, 1);
     await stream.waitFor((f) => f.event === 'session_update');
@@ -153,7 +153,7 @@ describe('BP per-session admission over HTTP', () => {
 });
 
 describe('shutdown', () => {
-  test('SIGTERM drains: pending prompts end, streams get session_closed, the process exits 0', async () => {
+  test('SIGTERM drains with --drain-timeout-ms 0: pending prompts end session_closed, streams get session_closed, exit 0', async () => {
     const own = await startSluice(['--echo-delay-ms', '60000', '--drain-timeout-ms', '0']);
     const session = await api(own.url, 'POST', '/session', { body: {} });
     const stream = await openEvents(own.url, session.body.sessionId);

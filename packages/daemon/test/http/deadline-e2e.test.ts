@@ -46,7 +46,7 @@ const ofPrompt =
 const terminal = (f: SseFrame): boolean => f.event === 'turn_complete' || f.event === 'turn_error';
 
 describe('prompt deadline (--prompt-deadline-ms)', () => {
-  test('capabilities advertise prompt_absolute_deadline and the configured limit', async () => {
+  test('§3 capabilities advertise prompt_absolute_deadline and the configured limit', async () => {
     const res = await api(base, 'GET', '/capabilities');
     expect(res.status).toBe(200);
     expect(res.body.features).toContain('prompt_absolute_deadline');
@@ -54,7 +54,7 @@ describe('prompt deadline (--prompt-deadline-ms)', () => {
     expect(res.body.limits.promptDeadlineMs).toBe(FLAG_MS);
   });
 
-  test('a running prompt past the flag ends turn_error prompt_deadline_exceeded, then prompt_cancelled', async () => {
+  test('BP-5 a running prompt past the flag ends turn_error prompt_deadline_exceeded, then prompt_cancelled', async () => {
     const { sessionId, stream } = await sessionWithStream();
     const started = Date.now();
     const promptId = await admit(sessionId, textPrompt('too slow'));
@@ -83,7 +83,7 @@ describe('prompt deadline (--prompt-deadline-ms)', () => {
     await api(base, 'DELETE', `/session/${sessionId}`);
   });
 
-  test('a tighter per-request deadlineMs wins over the flag; a looser one does not', async () => {
+  test('BP-5 a tighter per-request deadlineMs wins over the flag; a looser one does not', async () => {
     const { sessionId, stream } = await sessionWithStream();
     const started = Date.now();
     const tight = await admit(sessionId, { ...textPrompt('tight'), deadlineMs: 40 });
@@ -106,7 +106,7 @@ describe('prompt deadline (--prompt-deadline-ms)', () => {
     await api(base, 'DELETE', `/session/${sessionId}`);
   });
 
-  test('queue time counts: a prompt queued behind a slow one expires while still queued', async () => {
+  test('BP-5 queue time counts: a prompt queued behind a slow one expires while still queued', async () => {
     const { sessionId, stream } = await sessionWithStream();
     const slow = await admit(sessionId, textPrompt('slow, running'));
     const queued = await admit(sessionId, { ...textPrompt('queued'), deadlineMs: 60 });

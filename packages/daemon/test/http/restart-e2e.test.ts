@@ -75,7 +75,7 @@ async function runTurn(base: string, sessionId: string, stream: EventStream, tex
 }
 
 describe('exactly one terminal event per admitted prompt', () => {
-  test('a burst of 5 prompts on one session: 5 terminal events in FIFO order, each with its promptId', async () => {
+  test('§5 a burst of 5 prompts on one session: 5 terminal events in FIFO order, each with its promptId', async () => {
     const base = first!.url;
     const session = await api(base, 'POST', '/session', { body: { sessionScope: 'thread' } });
     const sessionId: string = session.body.sessionId;
@@ -125,7 +125,7 @@ describe('exactly one terminal event per admitted prompt', () => {
 });
 
 describe('restart + load', () => {
-  test('a session survives SIGTERM and a restart on the same --data-dir; load/resume restore it', async () => {
+  test('§4 restart + load: a session survives SIGTERM and a restart on the same --data-dir, is listed, and load/resume restore it', async () => {
     // ── first lifetime: one turn, then SIGTERM ─────────────────────────────────────────
     const created = await api(first!.url, 'POST', '/session', { body: { sessionScope: 'thread' } });
     expect(created.status).toBe(200);
@@ -145,14 +145,38 @@ describe('restart + load', () => {
     second = await startSluice(serveArgs());
     const base = second.url;
     const listPath = `/workspace/${encodeURIComponent(workspace)}/sessions`;
-    // Persisted sessions are not listed until they are loaded: the list shows live sessions only.
+    // §4 the listing holds the stored sessions, so a client that lost the id finds it to load
     const listedBefore = await api(base, 'GET', listPath);
     expect(listedBefore.status).toBe(200);
-    expect(listedBefore.body).toEqual({ sessions: [] });
+    const storedIds = listedBefore.body.sessions.map((s: { sessionId: string }) => s.sessionId);
+    // newest first: this session, then the burst test's one (closed before the restart) if it ran
+    expect(storedIds[0]).toBe(sessionId);
+    expect(listedBefore.body.sessions[0]).toEqual({
+      sessionId,
+      workspaceCwd: workspace,
+      cwd: workspace,
+      createdAt,
+      updatedAt: expect.stringMatching(/Z$/),
+      clientCount: 0,
+      hasActivePrompt: false,
+      pendingPromptCount: 0,
+      isWaitingForPermission: false,
+      pendingInteractionCount: 0,
+      pendingInteractions: [],
+    });
+    expect(listedBefore.body.nextCursor).toBeUndefined();
+    // the official client reads the same listing
+    const viaSdk = await new DaemonClient({ baseUrl: base }).listWorkspaceSessions(workspace);
+    expect(viaSdk.map((summary) => summary.sessionId)).toEqual(storedIds);
     // not live yet: session routes answer 404 until it is loaded
     expect((await api(base, 'GET', `/session/${sessionId}/status`)).status).toBe(404);
+    // a cwd outside the served workspace is refused before anything is opened
+    const elsewhere = await api(base, 'POST', `/session/${sessionId}/load`, { body: { cwd: '/elsewhere' } });
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.body.code).toBe('workspace_mismatch');
+    expect((await api(base, 'GET', `/session/${sessionId}/status`)).status).toBe(404);
 
-    const loaded = await api(base, 'POST', `/session/${sessionId}/load`, { body: {} });
+    const loaded = await api(base, 'POST', `/session/${sessionId}/load`, { body: { cwd: workspace } });
     expect(loaded.status).toBe(200);
     expect(loaded.body).toEqual({
       sessionId,
@@ -181,7 +205,8 @@ describe('restart + load', () => {
     expect(status.status).toBe(200);
     expect(status.body).toMatchObject({ sessionId, workspaceCwd: workspace, createdAt, clientCount: 2 });
     const listed = await api(base, 'GET', listPath);
-    expect(listed.body.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([sessionId]);
+    expect(listed.body.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual(storedIds);
+    expect(listed.body.sessions[0]).toMatchObject({ sessionId, clientCount: 2 });
 
     // load replays the history as session_update events 1..lastEventId
     const restored = await openEvents(base, sessionId, {

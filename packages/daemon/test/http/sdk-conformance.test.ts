@@ -5,7 +5,11 @@ import {
   DaemonHttpError,
   DaemonPendingPromptLimitError,
   DaemonSessionClient,
+  createDaemonTranscriptState,
   isDaemonTurnError,
+  normalizeDaemonEvent,
+  reduceDaemonTranscriptEvents,
+  selectTranscriptBlocks,
   type DaemonEvent,
 } from '@qwen-code/sdk/daemon';
 import { negotiateTransport } from '@qwen-code/sdk/daemon/transports';
@@ -79,7 +83,7 @@ describe('@qwen-code/sdk DaemonClient against sluice', () => {
     await client.closeSession(sessionId);
   });
 
-  test('BP-11/BP-12 a full queue: local refusal, and the server 503 surfaces as DaemonPendingPromptLimitError', async () => {
+  test('BP-4/BP-11/BP-12 a full queue: local refusal, and a client without a local limit is refused by the server (503 as DaemonPendingPromptLimitError)', async () => {
     const client = new DaemonClient({ baseUrl: slow.url });
     const caps = await client.capabilities();
     const session = await client.createOrAttachSession({
@@ -147,6 +151,48 @@ describe('@qwen-code/sdk DaemonClient against sluice', () => {
     expect(chunks.map((e) => (e.data as { update: { sessionUpdate: string } }).update.sessionUpdate)[0]).toBe(
       'user_message_chunk',
     );
+  });
+
+  test("a turn's token usage reaches the official client's transcript as the assistant block's usage", async () => {
+    const client = new DaemonClient({ baseUrl: fast.url });
+    const caps = await client.capabilities();
+    const session = await client.createOrAttachSession({
+      workspaceCwd: caps.workspaceCwd!,
+      sessionScope: 'thread',
+    });
+    const accepted = await client.promptNonBlocking(session.sessionId, text('how many tokens is this'));
+    const promptId = (accepted as { promptId: string }).promptId;
+    const abort = new AbortController();
+    const events: DaemonEvent[] = [];
+    for await (const event of client.subscribeEvents(session.sessionId, {
+      lastEventId: 0,
+      signal: abort.signal,
+    })) {
+      events.push(event);
+      if (event.type === 'turn_complete' && event.promptId === promptId) break;
+    }
+    abort.abort();
+    const usageEvents = events.filter(
+      (e) =>
+        e.type === 'session_update' && (e.data as { update: { _meta?: unknown } }).update._meta !== undefined,
+    );
+    expect(usageEvents).toHaveLength(1);
+    const sent = (usageEvents[0]!.data as { update: { _meta: { usage: Record<string, number> } } }).update
+      ._meta.usage;
+    expect(sent.inputTokens).toBeGreaterThan(0);
+    expect(sent.outputTokens).toBeGreaterThan(0);
+    expect(sent.totalTokens).toBe(sent.inputTokens! + sent.outputTokens!);
+    const state = reduceDaemonTranscriptEvents(
+      createDaemonTranscriptState(),
+      events.flatMap((event) => normalizeDaemonEvent(event)),
+    );
+    const assistant = selectTranscriptBlocks(state).filter((block) => block.kind === 'assistant');
+    expect(assistant).toHaveLength(1);
+    expect(assistant[0]).toMatchObject({
+      text: 'Echo: how many tokens is this',
+      usage: { inputTokens: sent.inputTokens, outputTokens: sent.outputTokens },
+    });
+    await client.closeSession(session.sessionId);
   });
 
   test('cancel() aborts the running prompt: prompt() resolves {stopReason:cancelled}', async () => {

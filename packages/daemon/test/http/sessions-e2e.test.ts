@@ -100,7 +100,7 @@ describe('discovery', () => {
 });
 
 describe('sessions', () => {
-  test('single scope coalesces onto one session per workspace with a new clientId each time', async () => {
+  test('§4 single scope coalesces onto one session per workspace with a new clientId each time', async () => {
     const first = await api(base, 'POST', '/session', { body: {} });
     const second = await api(base, 'POST', '/session', { body: { cwd: workspace, sessionScope: 'single' } });
     expect(first.status).toBe(200);
@@ -118,7 +118,7 @@ describe('sessions', () => {
     ]);
   });
 
-  test('thread scope always creates a new session', async () => {
+  test('§4 thread scope always creates a new session', async () => {
     const a = await threadSession();
     const b = await threadSession();
     expect(a.sessionId).not.toBe(b.sessionId);
@@ -169,7 +169,7 @@ describe('sessions', () => {
     }
   });
 
-  test('status, heartbeat, detach and the workspace listing', async () => {
+  test('§4 status, heartbeat and detach', async () => {
     const { sessionId, clientId } = await threadSession();
     const status = await api(base, 'GET', `/session/${sessionId}/status`);
     expect(status.body).toMatchObject({
@@ -188,17 +188,6 @@ describe('sessions', () => {
     expect(beat.status).toBe(200);
     expect(beat.body).toMatchObject({ sessionId, clientId, lastSeenAt: expect.any(Number) });
 
-    const listed = await api(base, 'GET', `/workspace/${encodeURIComponent(workspace)}/sessions?size=1`);
-    expect(listed.status).toBe(200);
-    expect(listed.body.sessions).toHaveLength(1);
-    expect(listed.body.nextCursor).toEqual(expect.any(String));
-    const rest = await api(
-      base,
-      'GET',
-      `/workspace/${encodeURIComponent(workspace)}/sessions?size=1000&cursor=${listed.body.nextCursor}`,
-    );
-    expect(rest.body.sessions.map((s: { sessionId: string }) => s.sessionId)).toContain(sessionId);
-
     const detach = await api(base, 'POST', `/session/${sessionId}/detach`, {
       headers: { 'x-qwen-client-id': clientId },
     });
@@ -210,7 +199,107 @@ describe('sessions', () => {
     expect(again.body).toMatchObject({ code: 'invalid_client_id', sessionId, clientId });
   });
 
-  test('a malformed X-Qwen-Client-Id is 400 invalid_client_id', async () => {
+  test('§4 GET /workspace/:cwd/sessions pages newest first through every session exactly once', async () => {
+    const mine = [await threadSession(), await threadSession(), await threadSession()];
+    const closed = await threadSession();
+    expect((await api(base, 'DELETE', `/session/${closed.sessionId}`)).status).toBe(204);
+    const listPath = `/workspace/${encodeURIComponent(workspace)}/sessions`;
+    const listed: Array<{ sessionId: string; createdAt: string }> = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await api(
+        base,
+        'GET',
+        `${listPath}?size=2${cursor === undefined ? '' : `&cursor=${cursor}`}`,
+      );
+      expect(page.status).toBe(200);
+      expect(page.body.sessions.length).toBeLessThanOrEqual(2);
+      listed.push(...page.body.sessions);
+      cursor = page.body.nextCursor;
+      pages++;
+    } while (cursor !== undefined);
+    const ids = listed.map((summary) => summary.sessionId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(pages).toBe(Math.ceil(ids.length / 2));
+    // a closed session stays listed: it is stored and can be loaded again
+    for (const { sessionId } of [...mine, closed]) expect(ids).toContain(sessionId);
+    const keys = listed.map((summary) => [Date.parse(summary.createdAt), summary.sessionId] as const);
+    const sorted = [...keys].sort(([t1, id1], [t2, id2]) => t2 - t1 || (id1 < id2 ? 1 : id1 > id2 ? -1 : 0));
+    expect(keys).toEqual(sorted);
+    // the default page is 20 sessions; a live one carries its live summary, ISO times
+    const first = await api(base, 'GET', listPath);
+    expect(first.body.sessions.length).toBe(Math.min(20, ids.length));
+    const live = first.body.sessions.find(
+      (summary: { sessionId: string }) => summary.sessionId === mine[2]!.sessionId,
+    );
+    expect(live).toMatchObject({
+      sessionId: mine[2]!.sessionId,
+      workspaceCwd: workspace,
+      createdAt: expect.stringMatching(ISO_TIME),
+      updatedAt: expect.stringMatching(ISO_TIME),
+      clientCount: 1,
+      hasActivePrompt: false,
+      isWaitingForPermission: false,
+      pendingInteractionCount: 0,
+      pendingInteractions: [],
+    });
+    const stored = first.body.sessions.find(
+      (summary: { sessionId: string }) => summary.sessionId === closed.sessionId,
+    );
+    expect(stored).toMatchObject({ clientCount: 0, hasActivePrompt: false });
+  });
+
+  test('§4 the listing refuses bad input with 400 and a code naming it', async () => {
+    const listPath = `/workspace/${encodeURIComponent(workspace)}/sessions`;
+    for (const [query, code] of [
+      ['?size=0', 'invalid_size'],
+      ['?size=1001', 'invalid_size'],
+      ['?size=ten', 'invalid_size'],
+      ['?size=1&size=2', 'invalid_size'],
+      ['?cursor=not-a-cursor', 'invalid_cursor'],
+      ['?cursor=1', 'invalid_cursor'],
+    ] as const) {
+      const res = await api(base, 'GET', `${listPath}${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.body.code, query).toBe(code);
+      expect(res.body.error, query).toMatch(code === 'invalid_size' ? /^size must be/ : /^cursor must be/);
+    }
+    const relative = await api(base, 'GET', `/workspace/${encodeURIComponent('rel/dir')}/sessions`);
+    expect(relative.status).toBe(400);
+    expect(relative.body.code).toBe('invalid_cwd');
+    const foreign = await api(
+      base,
+      'GET',
+      `/workspace/${encodeURIComponent('/definitely/elsewhere')}/sessions`,
+    );
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.code).toBe('workspace_mismatch');
+  });
+
+  test('§4 load and resume check the body cwd: its workspace attaches, anything else is a 400 with a code', async () => {
+    const { sessionId } = await threadSession();
+    for (const mode of ['load', 'resume'] as const) {
+      const ok = await api(base, 'POST', `/session/${sessionId}/${mode}`, { body: { cwd: workspace } });
+      expect(ok.status, mode).toBe(200);
+      expect(ok.body, mode).toMatchObject({ sessionId, workspaceCwd: workspace, attached: true });
+      for (const [cwd, code] of [
+        ['relative/dir', 'invalid_cwd'],
+        [5, 'invalid_cwd'],
+        [null, 'invalid_cwd'],
+        ['/definitely/elsewhere', 'workspace_mismatch'],
+      ] as const) {
+        const res = await api(base, 'POST', `/session/${sessionId}/${mode}`, { body: { cwd } });
+        expect(res.status, `${mode} ${String(cwd)}`).toBe(400);
+        expect(res.body.code, `${mode} ${String(cwd)}`).toBe(code);
+        expect(res.body.error).toMatch(/cwd/);
+      }
+    }
+    const status = await api(base, 'GET', `/session/${sessionId}/status`);
+    expect(status.body.clientCount).toBe(3);
+  });
+
+  test('§1 a malformed X-Qwen-Client-Id is 400 invalid_client_id', async () => {
     const res = await api(base, 'POST', '/session', { body: {}, headers: { 'x-qwen-client-id': 'bad id!' } });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('invalid_client_id');
@@ -287,21 +376,23 @@ describe('prompts and events', () => {
     expect(stream.frames.find((f) => f.event === 'replay_complete')).toBeDefined();
   });
 
-  test('replay from Last-Event-ID n sends ids > n, then replay_complete', async () => {
+  test('§6 replay from Last-Event-ID n sends ids > n, then replay_complete', async () => {
     const { sessionId } = await threadSession();
     const live = await openEvents(base, sessionId);
     await api(base, 'POST', `/session/${sessionId}/prompt`, { body: textPrompt('one') });
-    await live.waitFor((f) => f.event === 'turn_complete');
+    const last = await live.waitFor((f) => f.event === 'turn_complete');
     live.close();
     const replay = await openEvents(base, sessionId, { headers: { 'last-event-id': '1' } });
     const complete = await replay.waitFor((f) => f.event === 'replay_complete');
     replay.close();
-    expect(replay.frames.filter((f) => f.id !== undefined).map((f) => f.id)).toEqual([2, 3]);
+    const expected = live.frames.filter((f) => f.id !== undefined && f.id > 1);
+    expect(expected.length).toBeGreaterThanOrEqual(2); // agent chunk(s), usage, turn_complete
+    expect(replay.frames.filter((f) => f.id !== undefined)).toEqual(expected);
     expect(complete.id).toBeUndefined();
-    expect(complete.data.data).toEqual({ lastReplayedEventId: 3, replayedCount: 2 });
+    expect(complete.data.data).toEqual({ lastReplayedEventId: last.id, replayedCount: expected.length });
   });
 
-  test('an epoch mismatch → state_resync_required {reason:epoch_reset} first, then the whole ring', async () => {
+  test('§6 an epoch mismatch → state_resync_required {reason:epoch_reset} first, then the whole ring', async () => {
     const { sessionId } = await threadSession();
     const res = await api(base, 'POST', `/session/${sessionId}/prompt`, { body: textPrompt('epoch') });
     const first = await openEvents(base, sessionId, { headers: { 'last-event-id': '0' } });
@@ -348,7 +439,7 @@ describe('prompts and events', () => {
     expect(stream.raw().startsWith('retry: 3000\n\n')).toBe(true);
   });
 
-  test('DELETE /session → 204; session_closed on the stream, the stream ends, then 404', async () => {
+  test('§4 DELETE /session → 204; session_closed on the stream, the stream ends, then 404', async () => {
     const { sessionId } = await threadSession();
     const stream = await openEvents(base, sessionId);
     const res = await api(base, 'DELETE', `/session/${sessionId}`);
@@ -360,7 +451,7 @@ describe('prompts and events', () => {
     expect(status.status).toBe(404);
   });
 
-  test('POST /session/:id/branch → 201 with a copy of the conversation and the §7 shape', async () => {
+  test('BP-3 §7 POST /session/:id/branch → 201 with a copy of the conversation and the §7 shape', async () => {
     const { sessionId } = await threadSession();
     const live = await openEvents(base, sessionId);
     await api(base, 'POST', `/session/${sessionId}/prompt`, { body: textPrompt('before the fork') });
@@ -388,7 +479,7 @@ describe('prompts and events', () => {
     branchStream.close();
   });
 
-  test('cancel with nothing running is still 204', async () => {
+  test('§5 cancel with nothing running is still 204', async () => {
     const { sessionId } = await threadSession();
     const res = await api(base, 'POST', `/session/${sessionId}/cancel`, { body: {} });
     expect(res.status).toBe(204);

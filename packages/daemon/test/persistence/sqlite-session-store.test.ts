@@ -19,6 +19,7 @@ import {
   ConversationLog,
   DEFAULT_MAX_CONVERSATION_BYTES,
   DEFAULT_MAX_CONVERSATION_MESSAGES,
+  MemorySessionStore,
   type ConversationMessage,
   type SessionRecord,
 } from '../../src/sessions/index.js';
@@ -310,23 +311,63 @@ describe('SqliteSessionStore bounds', () => {
 });
 
 describe('SqliteSessionStore listing', () => {
-  async function seed(store: SqliteSessionStore): Promise<void> {
+  async function seed(store: Pick<SqliteSessionStore, 'save'>): Promise<void> {
     for (let index = 0; index < 5; index++)
       await store.save(record(`w-${index}`, messages('m', 1), { createdAt: 1000 + (index % 3) }));
     await store.save(record('other', [], { workspaceCwd: '/elsewhere', cwd: '/elsewhere' }));
   }
 
-  test('lists one workspace, oldest first, page by page', async () => {
+  test('§4 lists one workspace, newest first (createdAt, then sessionId), page by page', async () => {
     const store = open();
     await seed(store);
     const first = await store.list('/work', { size: 2 });
-    expect(first.sessions.map((session) => session.sessionId)).toEqual(['w-0', 'w-3']);
+    expect(first.sessions.map((session) => session.sessionId)).toEqual(['w-2', 'w-4']);
     expect(first.nextCursor).toBeTypeOf('string');
     const second = await store.list('/work', { size: 2, cursor: first.nextCursor });
-    expect(second.sessions.map((session) => session.sessionId)).toEqual(['w-1', 'w-4']);
+    expect(second.sessions.map((session) => session.sessionId)).toEqual(['w-1', 'w-3']);
     const third = await store.list('/work', { size: 2, cursor: second.nextCursor });
-    expect(third.sessions.map((session) => session.sessionId)).toEqual(['w-2']);
+    expect(third.sessions.map((session) => session.sessionId)).toEqual(['w-0']);
     expect(third.nextCursor).toBeUndefined();
+  });
+
+  test('§4 paging is stable: later saves neither repeat nor skip a session of the listing', async () => {
+    const store = open();
+    await seed(store);
+    const first = await store.list('/work', { size: 2 });
+    // a session updated meanwhile keeps its place; a new one comes before the cursor
+    await store.save(record('w-1', messages('m', 2), { createdAt: 1001, updatedAt: 9_999 }));
+    await store.save(record('w-new', [], { createdAt: 5000 }));
+    const rest = await store.list('/work', { size: 10, cursor: first.nextCursor });
+    expect([...first.sessions, ...rest.sessions].map((session) => session.sessionId)).toEqual([
+      'w-2',
+      'w-4',
+      'w-1',
+      'w-3',
+      'w-0',
+    ]);
+  });
+
+  test('the MemorySessionStore lists exactly like the SQLite store', async () => {
+    const sqlite = open();
+    const memory = new MemorySessionStore();
+    await seed(sqlite);
+    await seed(memory);
+    for (const size of [1, 2, 5, 10]) {
+      const pages = async (store: SqliteSessionStore | MemorySessionStore): Promise<string[][]> => {
+        const result: string[][] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await store.list('/work', { size, ...(cursor === undefined ? {} : { cursor }) });
+          result.push(page.sessions.map((session) => session.sessionId));
+          cursor = page.nextCursor;
+        } while (cursor !== undefined);
+        return result;
+      };
+      expect(await pages(memory)).toEqual(await pages(sqlite));
+    }
+    expect((await memory.list('/work', { size: 1 })).sessions[0]).toEqual(
+      (await sqlite.list('/work', { size: 1 })).sessions[0],
+    );
   });
 
   test('a summary carries the metadata and the number of stored messages, not the messages', async () => {

@@ -2,14 +2,17 @@ import { describe, expect, test } from 'vitest';
 import {
   InvalidClientIdError,
   InvalidCwdError,
+  InvalidSessionCursorError,
   InvalidSessionIdError,
   InvalidSessionScopeError,
   MemorySessionStore,
   SessionBridge,
   SessionLimitExceededError,
   SessionNotFoundError,
+  SessionWorkspaceConflictError,
   WorkspaceMismatchError,
   type SessionScope,
+  type SessionSummaryPage,
 } from '../../src/sessions/index.js';
 import { EPOCH, FakeClock, GatedStore, RecordingSink, flush, openSession, setup, text } from './helpers.js';
 
@@ -204,6 +207,207 @@ describe('status and listing', () => {
     const b = bridge.createSession({ cwd: '/b' });
     expect(bridge.listSessions().map((summary) => summary.sessionId)).toEqual([a.sessionId, b.sessionId]);
     expect(bridge.listSessions('/b/').map((summary) => summary.sessionId)).toEqual([b.sessionId]);
+  });
+});
+
+describe('§4 the workspace listing', () => {
+  /** Every page of the listing, `size` at a time. */
+  async function allPages(bridge: SessionBridge, cwd: string, size: number): Promise<SessionSummaryPage[]> {
+    const pages: SessionSummaryPage[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await bridge.listWorkspaceSessions(cwd, {
+        size,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      expect(page.sessions.length).toBeLessThanOrEqual(size);
+      pages.push(page);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return pages;
+  }
+  const ids = (pages: SessionSummaryPage[]): string[] =>
+    pages.flatMap((page) => page.sessions.map((summary) => summary.sessionId));
+
+  test('§4 after a restart the listing holds the stored sessions, so a client can find what to load', async () => {
+    const store = new MemorySessionStore();
+    const first = setup({ store, workspaces: ['/work'] });
+    const a = openSession(first.bridge);
+    first.clock.advance(10);
+    const b = openSession(first.bridge);
+    first.bridge.createSession({ cwd: '/work/sub', scope: 'thread' });
+    await flush();
+    const second = setup({ store, workspaces: ['/work'] });
+    const listed = await second.bridge.listWorkspaceSessions('/work');
+    // newest first; nothing live yet: nobody attached, nothing pending
+    expect(listed.sessions.map((summary) => summary.sessionId)).toEqual(['id-5', b, a]);
+    expect(listed.nextCursor).toBeUndefined();
+    expect(listed.sessions.find((summary) => summary.sessionId === a)).toEqual({
+      sessionId: a,
+      workspaceCwd: '/work',
+      cwd: '/work',
+      createdAt: EPOCH,
+      updatedAt: EPOCH,
+      clientCount: 0,
+      hasActivePrompt: false,
+      pendingPromptCount: 0,
+      isWaitingForPermission: false,
+      pendingInteractionCount: 0,
+      pendingInteractions: [],
+    });
+    // once loaded it is listed once, with its live summary
+    await second.bridge.restoreSession(a, { clientId: 'back' });
+    second.bridge.sendPrompt(a, text('busy'), { clientId: 'back' });
+    const merged = await second.bridge.listWorkspaceSessions('/work');
+    expect(merged.sessions.filter((summary) => summary.sessionId === a)).toMatchObject([
+      { clientCount: 1, hasActivePrompt: true, pendingPromptCount: 1 },
+    ]);
+    expect(merged.sessions).toHaveLength(3);
+  });
+
+  test('§4 pages are bounded by size and ordered newest first by createdAt, then sessionId', async () => {
+    const store = new MemorySessionStore();
+    const { bridge, clock } = setup({ store, workspaces: ['/work'] });
+    const created: Array<{ sessionId: string; createdAt: number }> = [];
+    for (let index = 0; index < 7; index++) {
+      const handle = bridge.createSession({ cwd: '/work', scope: 'thread' });
+      created.push(handle);
+      if (index % 2 === 1) clock.advance(5); // ties on createdAt as well as distinct times
+    }
+    await flush();
+    await bridge.closeSession(created[0]!.sessionId); // stored, no longer live: still listed
+    const expected = [...created]
+      .sort((x, y) => y.createdAt - x.createdAt || (x.sessionId < y.sessionId ? 1 : -1))
+      .map((handle) => handle.sessionId);
+    for (const size of [1, 2, 3, 7, 20]) expect(ids(await allPages(bridge, '/work', size))).toEqual(expected);
+    expect((await bridge.listWorkspaceSessions('/work')).sessions).toHaveLength(7);
+  });
+
+  test('§4 paging is stable: sessions opened, closed or busy during a traversal are neither repeated nor skipped', async () => {
+    const store = new MemorySessionStore();
+    const { bridge, clock, agent } = setup({ store, workspaces: ['/work'] });
+    const before: string[] = [];
+    for (let index = 0; index < 6; index++) {
+      before.push(openSession(bridge));
+      clock.advance(1);
+    }
+    await flush();
+    const seen: string[] = [];
+    let page = await bridge.listWorkspaceSessions('/work', { size: 2 });
+    seen.push(...page.sessions.map((summary) => summary.sessionId));
+    // meanwhile: a new session, a turn on an old one (updatedAt moves), one closed, one live only
+    openSession(bridge);
+    bridge.sendPrompt(before[0]!, text('activity'));
+    await flush();
+    agent.current(before[0]!).succeed();
+    await bridge.closeSession(before[2]!);
+    await flush();
+    while (page.nextCursor !== undefined) {
+      page = await bridge.listWorkspaceSessions('/work', { size: 2, cursor: page.nextCursor });
+      seen.push(...page.sessions.map((summary) => summary.sessionId));
+    }
+    expect(seen).toEqual([...before].reverse());
+  });
+
+  test('§4 live sessions are listed whether or not the store holds them (not yet saved, or evicted)', async () => {
+    const gated = new GatedStore();
+    const unsaved = setup({ store: gated, workspaces: ['/work'] });
+    const sid = openSession(unsaved.bridge);
+    expect(gated.saved).toHaveLength(0);
+    const listed = await unsaved.bridge.listWorkspaceSessions('/work');
+    expect(listed.sessions.map((summary) => summary.sessionId)).toEqual([sid]);
+
+    const tiny = new MemorySessionStore(1);
+    const evicting = setup({ store: tiny, workspaces: ['/work'] });
+    const older = openSession(evicting.bridge);
+    evicting.clock.advance(1);
+    const newer = openSession(evicting.bridge);
+    await flush();
+    expect(await tiny.load(older)).toBeUndefined();
+    const both = await evicting.bridge.listWorkspaceSessions('/work', { size: 1 });
+    expect(both.sessions.map((summary) => summary.sessionId)).toEqual([newer]);
+    const rest = await evicting.bridge.listWorkspaceSessions('/work', { size: 1, cursor: both.nextCursor! });
+    expect(rest).toEqual({ sessions: [expect.objectContaining({ sessionId: older, clientCount: 1 })] });
+  });
+
+  test('§4 a path outside the served workspaces is workspace_mismatch; a bad cursor invalid_cursor; a bad size a RangeError', async () => {
+    const { bridge } = setup({ store: new MemorySessionStore(), workspaces: ['/work'] });
+    openSession(bridge);
+    await expect(bridge.listWorkspaceSessions('/elsewhere')).rejects.toBeInstanceOf(WorkspaceMismatchError);
+    await expect(bridge.listWorkspaceSessions('relative')).rejects.toBeInstanceOf(InvalidCwdError);
+    await expect(bridge.listWorkspaceSessions('/work', { cursor: 'nope' })).rejects.toBeInstanceOf(
+      InvalidSessionCursorError,
+    );
+    await expect(bridge.listWorkspaceSessions('/work', { size: 1001 })).rejects.toThrow(
+      'size must be an integer in [1, 1000], got 1001',
+    );
+    // a subdirectory lists its workspace
+    expect((await bridge.listWorkspaceSessions('/work/sub/')).sessions).toHaveLength(1);
+  });
+});
+
+describe('§4 load and resume check the body cwd', () => {
+  test('§4 a cwd that is not an absolute path is invalid_cwd; outside every workspace workspace_mismatch; nothing opens', async () => {
+    const store = new MemorySessionStore();
+    const first = setup({ store, workspaces: ['/work'] });
+    const sid = openSession(first.bridge);
+    await flush();
+    const second = setup({ store, workspaces: ['/work'] });
+    for (const cwd of ['relative', 5, null, ''])
+      await expect(second.bridge.restoreSession(sid, { mode: 'load', cwd })).rejects.toBeInstanceOf(
+        InvalidCwdError,
+      );
+    await expect(second.bridge.restoreSession(sid, { cwd: '/elsewhere' })).rejects.toBeInstanceOf(
+      WorkspaceMismatchError,
+    );
+    expect(second.bridge.sessionCount).toBe(0);
+    // its own workspace, or a directory inside it, restores it
+    await expect(second.bridge.restoreSession(sid, { cwd: '/work/sub' })).resolves.toMatchObject({
+      sessionId: sid,
+      workspaceCwd: '/work',
+      attached: false,
+    });
+    await expect(second.bridge.restoreSession(sid, { cwd: '/work' })).resolves.toMatchObject({
+      attached: true,
+    });
+  });
+
+  test('§4 a session live in another served workspace is session_workspace_conflict; one stored there is not found here', async () => {
+    const store = new MemorySessionStore();
+    const workspaces = ['/work', '/other'];
+    const first = setup({ store, workspaces });
+    const sid = openSession(first.bridge);
+    await flush();
+    const conflict = first.bridge.restoreSession(sid, { cwd: '/other' });
+    await expect(conflict).rejects.toBeInstanceOf(SessionWorkspaceConflictError);
+    await expect(conflict).rejects.toMatchObject({
+      code: 'session_workspace_conflict',
+      sessionId: sid,
+      workspaceCwd: '/other',
+      liveWorkspaceCwd: '/work',
+    });
+    const second = setup({ store, workspaces });
+    await expect(second.bridge.restoreSession(sid, { cwd: '/other' })).rejects.toBeInstanceOf(
+      SessionNotFoundError,
+    );
+    expect(second.bridge.sessionCount).toBe(0);
+    await expect(second.bridge.restoreSession(sid)).resolves.toMatchObject({ workspaceCwd: '/work' });
+  });
+
+  test('§4 concurrent restores naming different workspaces: the matching one opens it, the other is refused', async () => {
+    const store = new MemorySessionStore();
+    const workspaces = ['/work', '/other'];
+    const first = setup({ store, workspaces });
+    const sid = openSession(first.bridge);
+    await flush();
+    const second = setup({ store, workspaces });
+    const [wrong, right] = await Promise.allSettled([
+      second.bridge.restoreSession(sid, { cwd: '/other' }),
+      second.bridge.restoreSession(sid, { cwd: '/work' }),
+    ]);
+    expect(right).toMatchObject({ status: 'fulfilled', value: { sessionId: sid } });
+    expect(wrong).toMatchObject({ status: 'rejected', reason: { code: 'session_not_found' } });
+    expect(second.bridge.sessionCount).toBe(1);
   });
 });
 

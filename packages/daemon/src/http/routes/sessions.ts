@@ -2,7 +2,12 @@ import { isAbsolute } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Daemon } from '../../daemon.js';
 import { withOpenPermissions } from '../../permissions/index.js';
-import { InvalidCwdError, InvalidSessionScopeError } from '../../sessions/errors.js';
+import {
+  InvalidCwdError,
+  InvalidSessionCursorError,
+  InvalidSessionScopeError,
+} from '../../sessions/errors.js';
+import { MAX_SESSION_LIST_SIZE } from '../../sessions/session-listing.js';
 import type { SessionScope } from '../../sessions/session-store.js';
 import { HttpError } from '../http-error.js';
 import { withWireTimes } from '../wire-time.js';
@@ -15,13 +20,10 @@ import {
   type SessionParams,
 } from '../request-helpers.js';
 
-const DEFAULT_PAGE_SIZE = 50;
-const MAX_PAGE_SIZE = 1000;
-
-function optionalString(body: Record<string, unknown>, key: string): string | undefined {
+function optionalString(body: Record<string, unknown>, key: string, code: string): string | undefined {
   const value = body[key];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new HttpError(400, `invalid_${key}`, `${key} must be a string`);
+  if (typeof value !== 'string') throw new HttpError(400, code, `${key} must be a string`);
   return value;
 }
 
@@ -36,7 +38,7 @@ export function sessionRoutes(app: FastifyInstance, daemon: Daemon): void {
       throw new InvalidSessionScopeError(scope);
     const cwd = body['cwd'];
     if (cwd !== undefined && (typeof cwd !== 'string' || !isAbsolute(cwd))) throw new InvalidCwdError(cwd);
-    const sessionId = optionalString(body, 'sessionId');
+    const sessionId = optionalString(body, 'sessionId', 'invalid_session_id');
     const clientId = clientIdOf(request);
     assertAdmitting(daemon);
     return withWireTimes(
@@ -51,12 +53,15 @@ export function sessionRoutes(app: FastifyInstance, daemon: Daemon): void {
 
   for (const mode of ['load', 'resume'] as const) {
     app.post<{ Params: SessionParams }>(`/session/:id/${mode}`, async (request) => {
-      objectBody(request);
+      const body = objectBody(request);
       const clientId = clientIdOf(request);
       assertAdmitting(daemon);
+      // `cwd` (the official client sends its workspace) must name the session's workspace.
+      const cwd = body['cwd'];
       const handle = await bridge.restoreSession(request.params.id, {
         mode,
         ...(clientId === undefined || mode === 'resume' ? {} : { clientId }),
+        ...(cwd === undefined ? {} : { cwd }),
       });
       const bus = busOf(daemon, handle.sessionId);
       return { ...withWireTimes(handle), lastEventId: bus.lastEventId, eventEpoch: bus.epoch };
@@ -68,19 +73,21 @@ export function sessionRoutes(app: FastifyInstance, daemon: Daemon): void {
     return withWireTimes(withOpenPermissions(bridge.status(request.params.id), daemon.permissions));
   });
 
-  app.get<{ Params: { cwd: string }; Querystring: { size?: string; cursor?: string } }>(
+  // Stored sessions too (PROTOCOL §4, as the reference daemon lists them), newest first.
+  app.get<{ Params: { cwd: string }; Querystring: { size?: unknown; cursor?: unknown } }>(
     '/workspace/:cwd/sessions',
     async (request) => {
-      const { cwd } = request.params;
-      if (!isAbsolute(cwd)) throw new InvalidCwdError(cwd);
-      const size = parseIndex(request.query.size, 'size', DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE);
-      const start = parseIndex(request.query.cursor, 'cursor', 0, 0, Number.MAX_SAFE_INTEGER);
-      const all = bridge.listSessions(cwd);
-      const sessions = all
-        .slice(start, start + size)
-        .map((summary) => withWireTimes(withOpenPermissions(summary, daemon.permissions)));
-      const next = start + sessions.length;
-      return next < all.length ? { sessions, nextCursor: String(next) } : { sessions };
+      const size = parseSize(request.query.size);
+      const cursor = request.query.cursor;
+      if (cursor !== undefined && typeof cursor !== 'string') throw new InvalidSessionCursorError(cursor);
+      const page = await bridge.listWorkspaceSessions(request.params.cwd, {
+        ...(size === undefined ? {} : { size }),
+        ...(cursor === undefined || cursor === '' ? {} : { cursor }),
+      });
+      const sessions = page.sessions.map((summary) =>
+        withWireTimes(withOpenPermissions(summary, daemon.permissions)),
+      );
+      return page.nextCursor === undefined ? { sessions } : { sessions, nextCursor: page.nextCursor };
     },
   );
 
@@ -129,20 +136,14 @@ export function sessionRoutes(app: FastifyInstance, daemon: Daemon): void {
   });
 }
 
-function parseIndex(
-  raw: string | undefined,
-  name: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  if (raw === undefined || raw === '') return fallback;
-  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max)
+function parseSize(raw: unknown): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_SESSION_LIST_SIZE)
     throw new HttpError(
       400,
-      `invalid_${name}`,
-      `${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(raw)}`,
+      'invalid_size',
+      `size must be an integer in [1, ${MAX_SESSION_LIST_SIZE}], got ${JSON.stringify(raw)}`,
     );
   return value;
 }
