@@ -12,6 +12,7 @@ import {
   RuntimeStoppedError,
   TimeoutError,
 } from '../src/errors.js';
+import { countedOptions } from '../src/gateway/counted-options.js';
 import { ModelRuntime } from '../src/gateway/model-runtime.js';
 import { MemoryJournal } from '../src/journal/memory-journal.js';
 import type { ModelRequestRecord, ModelResultRecord } from '../src/journal/records.js';
@@ -598,6 +599,50 @@ describe('SCH-17 request size', () => {
     expect(() => runtime.complete(request, { sessionId: 's' })).not.toThrow();
     expect(() => runtime.complete(request, { sessionId: 's'.repeat(200) })).toThrow(RequestTooLargeError);
   });
+
+  test.each([
+    { name: 'a temporary task', options: {} },
+    {
+      name: 'a shared budget, session, turn and model',
+      options: { task: 'tâsk "7"', sessionId: 's-1', turnId: 't\n2', model: 'm€' },
+    },
+  ])(
+    'SCH-17 the limit is exact: request plus effective options, as JSON.stringify counts them ($name)',
+    ({ options }) => {
+      const request = ask('ünïcode "quoted" \u{1F600}');
+      const { task, ...call } = options as {
+        task?: string;
+        sessionId?: string;
+        turnId?: string;
+        model?: string;
+      };
+      const exact =
+        Buffer.byteLength(JSON.stringify(request)) +
+        Buffer.byteLength(
+          JSON.stringify(
+            countedOptions(
+              600_000,
+              'scripted',
+              call.model ?? 'scripted-1',
+              'complete',
+              task ?? `tmp-${'0'.repeat(36)}`, // a temporary task is named after its 36-character call id
+              call.sessionId,
+              call.turnId,
+            ),
+          ),
+        );
+      for (const [limit, fits] of [
+        [exact, true],
+        [exact - 1, false],
+      ] as const) {
+        const { runtime } = runtimeFixture({ maxRequestBytes: limit });
+        const budget = task === undefined ? undefined : runtime.createBudget(task);
+        const admit = () => void runtime.complete(request, { ...call, budget }).catch(() => undefined);
+        if (fits) expect(admit).not.toThrow();
+        else expect(admit).toThrow(RequestTooLargeError);
+      }
+    },
+  );
 });
 
 describe('SCH-18 counts are bounded', () => {
