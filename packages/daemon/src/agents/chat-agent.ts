@@ -1,3 +1,4 @@
+import { setImmediate as turnOfTheLoop } from 'node:timers/promises';
 import type { ChatMessage, ModelRuntime, TaskBudget, TaskBudgetLimits, Usage } from '@sluice/runtime';
 import {
   promptText,
@@ -19,6 +20,9 @@ export interface ChatAgentOptions {
   /** Model name; the provider's default when absent. */
   model?: string;
 }
+
+/** Chunks a turn publishes before it lets the event loop turn (sockets flush, other sessions run). */
+const YIELD_EVERY_CHUNKS = 16;
 
 /**
  * The built-in chat agent: one turn is one streamed model call with the conversation so far
@@ -81,11 +85,19 @@ export class ChatAgent implements Agent {
     );
     let text = '';
     let stopReason: TurnResult['stopReason'] = 'end_turn';
+    let sinceYield = 0;
     for await (const event of stream) {
       if (event.type === 'delta') {
         if (event.text.length === 0) continue;
         text += event.text;
         turn.emit({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: event.text } });
+        // A provider that answers faster than the network (the echo model, a burst read from a
+        // local server) would otherwise publish the whole answer in one turn of the loop: no
+        // socket could flush, so readers that keep up would be evicted, and other sessions wait.
+        if (++sinceYield === YIELD_EVERY_CHUNKS) {
+          sinceYield = 0;
+          await turnOfTheLoop();
+        }
       } else {
         stopReason = event.stopReason;
         turn.emit(usageUpdate(event.usage));

@@ -107,6 +107,29 @@ describe('§6 the event ring and the subscriber bounds', () => {
     );
   });
 
+  test('§6 a reader that keeps reading gets a long answer whole, with the smallest queue, although the echo model answers at once', async () => {
+    const sessionId = await threadSession(sluice.url);
+    const reader = await openEvents(sluice.url, sessionId, { query: '?maxQueued=16' });
+    // ~2 500 chunk events in one answer: published in one turn of the loop, no socket could
+    // flush before the 16-frame queue overflowed
+    const words = 'word '.repeat(8_000);
+    const res = await api(sluice.url, 'POST', `/session/${sessionId}/prompt`, { body: textPrompt(words) });
+    expect(res.status).toBe(202);
+    const done = await reader.waitFor((f) => terminal(f) && f.data.promptId === res.body.promptId);
+    reader.close();
+    expect(done.event).toBe('turn_complete');
+    expect(reader.frames.some((f) => f.event === 'client_evicted' || f.event === 'slow_client_warning')).toBe(
+      false,
+    );
+    const answer = reader.frames
+      .filter(
+        (f) => f.event === 'session_update' && f.data.data.update.sessionUpdate === 'agent_message_chunk',
+      )
+      .map((f) => f.data.data.update.content.text)
+      .join('');
+    expect(answer).toBe(`Echo: ${words}`);
+  });
+
   test('§6 a reader that stops reading is warned, then evicted at maxQueued; another session is not held up', async () => {
     const sessionId = await threadSession(sluice.url);
     const stalled = await openEvents(sluice.url, sessionId, { query: '?maxQueued=16', paused: true });
