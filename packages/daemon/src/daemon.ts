@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EchoProvider, ModelRuntime, SqliteJournal, type Journal, type ModelProvider } from '@sluice/runtime';
 import { ChatAgent } from './agents/chat-agent.js';
@@ -146,6 +146,7 @@ export interface Daemon {
 /** Builds a daemon from its configuration (validated here, naming any bad value). */
 export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {}): Daemon {
   const resolved = resolveDaemonConfig(config);
+  requireDirectory(resolved.workspace);
   const provider = parts.provider ?? buildProvider(resolved);
   let journal = parts.journal;
   let store = parts.store;
@@ -263,4 +264,16 @@ async function waitUntilIdle(bridge: SessionBridge, timeoutMs: number): Promise<
   while (bridge.pendingPromptTotal > 0 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, Math.min(25, Math.max(1, deadline - Date.now()))));
   }
+}
+
+/** A workspace that is missing or not a directory would refuse every session: refuse to start. */
+function requireDirectory(workspace: string): void {
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(workspace).isDirectory();
+  } catch {
+    throw new DaemonConfigError('workspace', `workspace: no such directory ${JSON.stringify(workspace)}`);
+  }
+  if (!isDirectory)
+    throw new DaemonConfigError('workspace', `workspace: ${JSON.stringify(workspace)} is not a directory`);
 }

@@ -35,6 +35,8 @@ describe('sluice serve flags', () => {
     [['--hostname', '203.0.113.7', '--token', 't', '--data-dir', join(scratch, 'host')], '--hostname'],
     [['--token', '   '], '--token'],
     [['--workspace', ''], '--workspace'],
+    [['--workspace', aFile], '--workspace'],
+    [['--workspace', join(scratch, 'missing')], '--workspace'],
     [['--max-pending-prompts-per-session', 'Infinity'], '--max-pending-prompts-per-session'],
     [['--max-pending-prompts-per-session', 'NaN'], '--max-pending-prompts-per-session'],
     [['--prompt-deadline-ms', '2147483648'], '--prompt-deadline-ms'],
