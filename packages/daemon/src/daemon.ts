@@ -268,7 +268,7 @@ async function waitUntilIdle(bridge: SessionBridge, timeoutMs: number): Promise<
 
 /** A workspace that is missing or not a directory would refuse every session: refuse to start. */
 function requireDirectory(workspace: string): void {
-  let isDirectory = false;
+  let isDirectory: boolean;
   try {
     isDirectory = statSync(workspace).isDirectory();
   } catch {
