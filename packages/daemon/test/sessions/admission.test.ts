@@ -161,6 +161,30 @@ describe('BP-6 synchronous admission in order', () => {
     expect(bridge.pendingPromptCount(sid)).toBe(2);
   });
 
+  test('BP-8 refusals of a full queue say the count that stands, also after it moved', async () => {
+    const { bridge, agent } = setup({ maxPendingPromptsPerSession: 2 });
+    const sid = openSession(bridge);
+    bridge.sendPrompt(sid, text('a'));
+    bridge.sendPrompt(sid, text('b'));
+    const refusal = (): unknown => {
+      try {
+        bridge.sendPrompt(sid, text('refused'));
+      } catch (error) {
+        return error;
+      }
+      throw new Error('admitted');
+    };
+    const first = refusal();
+    expect(refusal()).toMatchObject({ sessionId: sid, limit: 2, pendingCount: 2 });
+    await flush();
+    agent.current(sid).succeed();
+    await flush();
+    expect(bridge.pendingPromptCount(sid)).toBe(1);
+    bridge.sendPrompt(sid, text('c'));
+    expect(refusal()).toMatchObject({ sessionId: sid, limit: 2, pendingCount: 2 });
+    expect((refusal() as Error).message).toBe((first as Error).message);
+  });
+
   test('BP-6 5. the slot is released exactly once, when the caller-visible promise settles', async () => {
     const { bridge, agent } = setup({ maxPendingPromptsPerSession: 1 });
     const sid = openSession(bridge);
