@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { api } from '../helpers/http-client.js';
 import { runSluice, startSluice } from '../helpers/sluice-process.js';
@@ -33,6 +36,26 @@ describe('sluice serve flags', () => {
     const env = await runSluice(['serve', '--port', '0'], { SLUICE_TOKEN: '' });
     expect(env.code).toBe(1);
     expect(env.stderr).toContain('SLUICE_TOKEN');
+  });
+
+  test('a --data-dir that cannot hold the journal refuses to start with a message naming it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-bad-data-'));
+    try {
+      writeFileSync(join(dir, 'file'), 'x');
+      mkdirSync(join(dir, 'garbage'));
+      writeFileSync(join(dir, 'garbage', 'journal.db'), 'this is not a SQLite database at all');
+      for (const [dataDir, reason] of [
+        [join(dir, 'file', 'data'), 'cannot create directory'],
+        [join(dir, 'garbage'), 'is not a SQLite database'],
+      ] as const) {
+        const result = await runSluice(['serve', '--port', '0', '--data-dir', dataDir]);
+        expect(result.code, dataDir).toBe(1);
+        expect(result.stderr).toMatch(new RegExp(`^error: --data-dir: .*${reason}`));
+        expect(result.stdout).toBe('');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('prints exactly one listening line on stdout; --port 0 picks a free port', async () => {
