@@ -182,6 +182,8 @@ export async function serve(
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   const host = options.hostname.includes(':') ? `[${options.hostname}]` : options.hostname;
+  // The line fastify logged when it had the logger (it no longer does, see buildServer).
+  logger.info(`Server listening at http://${host}:${port}`);
   let stopping: Promise<void> | undefined;
   return {
     daemon,

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { api } from '../helpers/http-client.js';
 import { runSluice, startSluice } from '../helpers/sluice-process.js';
 
@@ -67,6 +67,27 @@ describe('sluice serve flags', () => {
       expect(health.status).toBe(200);
     } finally {
       expect(await sluice.stop('SIGINT')).toBe(0);
+    }
+  });
+
+  test('at SLUICE_LOG_LEVEL=info stderr carries the JSON line saying where it listens', async () => {
+    const sluice = await startSluice([], { SLUICE_LOG_LEVEL: 'info' });
+    try {
+      // stderr is its own pipe: the line may arrive after the listening line on stdout.
+      await vi.waitFor(() => expect(sluice.stderr()).toContain('Server listening at'));
+      const lines = sluice
+        .stderr()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines).toContainEqual({
+        level: 30,
+        time: expect.any(Number),
+        name: 'sluice',
+        msg: `Server listening at http://127.0.0.1:${sluice.port}`,
+      });
+    } finally {
+      await sluice.stop();
     }
   });
 
