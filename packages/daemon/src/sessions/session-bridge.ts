@@ -493,6 +493,22 @@ export class SessionBridge {
     prompt: readonly ContentBlock[],
     options: SendPromptOptions = {},
   ): PromptAdmission {
+    const admission = this.trySendPrompt(sessionId, prompt, options);
+    if (admission instanceof PromptQueueFullError) throw admission;
+    return admission;
+  }
+
+  /**
+   * {@link sendPrompt}, except that a full queue is returned instead of thrown (every other
+   * refusal still throws). For callers that refuse at the rate prompts arrive, the HTTP route
+   * under overload (SPEC BP-8): a `throw` makes V8 locate the throwing source position, which
+   * costs more than the rest of the refusal.
+   */
+  trySendPrompt(
+    sessionId: string,
+    prompt: readonly ContentBlock[],
+    options: SendPromptOptions = {},
+  ): PromptAdmission | PromptQueueFullError {
     assertPrompt(prompt);
     const deadlineMs = this.effectiveDeadline(options.deadlineMs);
     if (options.clientId !== undefined) assertClientIdFormat(options.clientId);
@@ -500,7 +516,7 @@ export class SessionBridge {
     if (options.clientId !== undefined) this.touchClient(entry, options.clientId);
     const signal = options.signal;
     if (signal?.aborted) throw new PromptAbortedError(sessionId, signal.reason);
-    if (entry.pendingPromptCount >= this.maxPending) throw this.queueFull(entry);
+    if (entry.pendingPromptCount >= this.maxPending) return this.queueFull(entry);
 
     entry.pendingPromptCount++;
     const ticket: PromptTicket = {
