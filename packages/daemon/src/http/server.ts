@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Daemon } from '../daemon.js';
 import { mapError } from './error-map.js';
 import { registerJsonBody } from './json-body.js';
@@ -24,6 +24,11 @@ function noSchemaCompiler(): () => never {
   };
 }
 
+/** A log for failures, in pino's calling convention (a pino logger is one). */
+export interface FailureLog {
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
 /** Options of {@link buildServer}. */
 export interface ServerOptions {
   /** The hostname the server will bind; decides the Host allowlist and `/health` openness. */
@@ -37,8 +42,8 @@ export interface ServerOptions {
   sseHeartbeatMs?: number;
   /** Limits of ACP over HTTP (connections, outstanding requests, session streams, idle timeout). */
   acp?: Partial<AcpHttpRegistryOptions>;
-  /** A pino logger for failed requests (never given prompt text); default none. */
-  logger?: FastifyBaseLogger;
+  /** Where failed requests are logged (never given prompt text); default nowhere. */
+  logger?: FailureLog;
 }
 
 /**
