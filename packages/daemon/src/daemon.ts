@@ -1,6 +1,6 @@
-import { mkdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { EchoProvider, ModelRuntime, SqliteJournal, type Journal, type ModelProvider } from '@sluice/runtime';
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { EchoProvider, ModelRuntime, type Journal, type ModelProvider } from '@sluice/runtime';
 import { ChatAgent } from './agents/chat-agent.js';
 import {
   DaemonConfigError,
@@ -14,7 +14,8 @@ import { PermissionBroker, withPermissions } from './permissions/index.js';
 import { SessionBridge } from './sessions/session-bridge.js';
 import { SESSION_EVENT, type SessionEvent, type SessionEventSink } from './sessions/session-events.js';
 import type { SessionStore } from './sessions/session-store.js';
-import { SqliteSessionStore } from './persistence/sqlite-session-store.js';
+import { prepareDataDir } from './persistence/data-dir.js';
+import { LazySqlitePersistence } from './persistence/lazy-sqlite-persistence.js';
 
 export {
   DaemonConfigError,
@@ -150,23 +151,13 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
   const provider = parts.provider ?? buildProvider(resolved);
   let journal = parts.journal;
   let store = parts.store;
-  let ownedStore: SqliteSessionStore | undefined;
+  let persistence: LazySqlitePersistence | undefined;
   if (journal === undefined) {
-    const dataDir = resolve(resolved.dataDir);
-    const path = join(dataDir, 'journal.db');
-    try {
-      mkdirSync(dataDir, { recursive: true });
-      journal = new SqliteJournal({ path });
-      // Sessions and their conversations live in the same database as the journal.
-      if (store === undefined) store = ownedStore = new SqliteSessionStore({ path });
-    } catch (error) {
-      void journal?.close().catch(() => {});
-      // A data dir that is a file, unwritable, or holds a database we cannot use: name the setting.
-      throw new DaemonConfigError(
-        'dataDir',
-        `dataDir: cannot open the database ${JSON.stringify(path)}: ${(error as Error).message}`,
-      );
-    }
+    // Sessions and their conversations live in the same database as the journal. The directory
+    // is checked now; the file is opened on first use (docs/decisions/011).
+    persistence = new LazySqlitePersistence(prepareDataDir(resolve(resolved.dataDir)), store === undefined);
+    journal = persistence.journal;
+    store ??= persistence.store;
   }
   const ownedJournal = journal;
   let runtime: ModelRuntime;
@@ -183,8 +174,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
       },
     });
   } catch (error) {
-    void ownedStore?.close().catch(() => {});
-    void ownedJournal.close().catch(() => {});
+    void (persistence ?? ownedJournal).close().catch(() => {});
     throw error;
   }
   const chatAgent = parts.agent === undefined ? new ChatAgent({ runtime, model: resolved.model }) : undefined;
@@ -220,8 +210,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     await bridge.shutdown('daemon_shutdown');
     buses.closeAll('daemon_shutdown');
     await runtime.shutdown({ abortRunning: true });
-    await ownedStore?.close();
-    await ownedJournal.close();
+    await (persistence ?? ownedJournal).close();
   };
   return {
     config: resolved,

@@ -13,6 +13,7 @@ export * from './scheduler/request-size.js';
 export * from './scheduler/scheduler.js';
 export * from './gateway/model-runtime.js';
 export * from './providers/index.js';
+export * from './journal/journal-errors.js';
 export * from './journal/sqlite-journal.js';
 export { JOURNAL_SCHEMA_VERSION } from './journal/sqlite-schema.js';
 export * from './ids.js';

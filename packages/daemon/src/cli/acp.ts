@@ -1,8 +1,7 @@
 import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
-import { pino } from 'pino';
 import { serveAcpStream } from '../acp/stdio.js';
-import { daemonFromFlags, type ServeOptions } from './serve.js';
+import { daemonFromFlags, logFromEnv, type ServeOptions } from './serve.js';
 
 /** Options of `sluice acp`: the daemon flags of `serve`, without the HTTP ones. */
 export type AcpCommandOptions = Omit<
@@ -19,11 +18,8 @@ export async function runAcpStdio(
   options: AcpCommandOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
+  const logger = logFromEnv(env, 'sluice-acp');
   const daemon = await daemonFromFlags(options);
-  const logger = pino(
-    { level: env['SLUICE_LOG_LEVEL'] ?? 'info', base: { name: 'sluice-acp' } },
-    pino.destination(2),
-  );
   const stream = ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
@@ -36,4 +32,5 @@ export async function runAcpStdio(
   process.once('SIGINT', stop);
   await server.closed;
   await daemon.close();
+  await logger.flush();
 }

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { ModelProvider } from '@sluice/runtime';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
 import {
   createDaemon,
   DaemonConfigError,
@@ -12,6 +11,7 @@ import {
 } from '../daemon.js';
 import { buildServer } from '../http/server.js';
 import { isLoopbackHost } from '../http/security.js';
+import { LazyLogger } from './lazy-logger.js';
 
 /** Config keys as the flags that set them, for error messages. */
 const FLAG_OF: Record<string, string> = {
@@ -138,6 +138,15 @@ export async function daemonFromFlags(options: Omit<ServeOptions, 'port' | 'host
   }
 }
 
+/** The log of `SLUICE_LOG_LEVEL` (default `info`); an unknown level is a {@link StartupError}. */
+export function logFromEnv(env: NodeJS.ProcessEnv, name: string): LazyLogger {
+  try {
+    return new LazyLogger({ level: env['SLUICE_LOG_LEVEL'] ?? 'info', name, setting: 'SLUICE_LOG_LEVEL' });
+  } catch (error) {
+    throw new StartupError((error as Error).message);
+  }
+}
+
 /** A running `sluice serve`. */
 export interface RunningServer {
   daemon: Daemon;
@@ -158,11 +167,8 @@ export async function serve(
     token = randomBytes(32).toString('base64url');
     process.stderr.write(`sluice: no token given; generated bearer token: ${token}\n`);
   }
+  const logger = logFromEnv(env, 'sluice');
   const daemon = await daemonFromFlags(options);
-  const logger = pino(
-    { level: env['SLUICE_LOG_LEVEL'] ?? 'info', base: { name: 'sluice' } },
-    pino.destination(2),
-  );
   const app = buildServer(daemon, {
     hostname: options.hostname,
     ...(token === undefined ? {} : { token }),
@@ -185,6 +191,8 @@ export async function serve(
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   const host = options.hostname.includes(':') ? `[${options.hostname}]` : options.hostname;
+  // The line fastify logged when it had the logger (it no longer does, see buildServer).
+  logger.info(`Server listening at http://${host}:${port}`);
   let stopping: Promise<void> | undefined;
   return {
     daemon,
@@ -197,6 +205,7 @@ export async function serve(
         force.unref();
         await app.close();
         clearTimeout(force);
+        await logger.flush();
       })()),
   };
 }

@@ -38,51 +38,51 @@ export function tokensEqual(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-function deny(reply: FastifyReply, status: number, error: string): FastifyReply {
-  return reply.code(status).header('content-type', 'application/json; charset=utf-8').send({ error });
+function deny(reply: FastifyReply, status: number, error: string): void {
+  void reply.code(status).header('content-type', 'application/json; charset=utf-8').send({ error });
 }
 
 /**
  * The security gates of PROTOCOL §2, in order: Host allowlist (loopback binds), Origin/CORS
  * (with preflight), bearer token. Runs as the first `onRequest` hook, before any body is read.
+ * A callback hook, not an async one: it runs on every request, and a promise per request (and
+ * the microtask fastify waits on) is measurable on the paths that must stay cheap (SPEC BP-8).
+ * A gate that answers does not call `done`: the request ends with that answer.
  */
 export function securityGate(options: SecurityOptions) {
   const loopback = isLoopbackHost(options.hostname);
   const allowOrigins = new Set(
     options.allowOrigins.map((origin) => origin.replace(/\/+$/, '').toLowerCase()),
   );
-  const bound = hostLiteral(options.hostname).toLowerCase();
-
-  const hostAllowed = (host: string | undefined): boolean => {
-    if (host === undefined) return false;
+  const names = ['localhost', '127.0.0.1', '[::1]', hostLiteral(options.hostname).toLowerCase()];
+  // `name:port` and `http://name:port` of every loopback name, rebuilt only when the port changes
+  // (it is 0 until the server listens) rather than formatted on every request.
+  let knownPort = -1;
+  let ownHosts: ReadonlySet<string> = new Set();
+  let ownOrigins: ReadonlySet<string> = new Set();
+  const learnPort = (): void => {
     const port = options.port();
-    const value = host.toLowerCase();
-    for (const name of ['localhost', '127.0.0.1', '[::1]', bound])
-      if (value === `${name}:${port}`) return true;
-    return false;
+    if (port === knownPort) return;
+    knownPort = port;
+    ownHosts = new Set(names.map((name) => `${name}:${port}`));
+    ownOrigins = new Set(names.map((name) => `http://${name}:${port}`));
   };
 
-  const ownOrigin = (origin: string): boolean => {
-    const port = options.port();
-    for (const name of ['localhost', '127.0.0.1', '[::1]', bound])
-      if (origin === `http://${name}:${port}`) return true;
-    return false;
-  };
-
-  return async function gate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  return function gate(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+    learnPort();
     // 1. Host allowlist (DNS-rebinding guard), loopback binds only.
-    if (loopback && !hostAllowed(request.headers.host)) {
-      await deny(reply, 403, 'Invalid Host header');
-      return;
+    if (loopback) {
+      const host = request.headers.host;
+      // Clients send it in lower case: lowering it only when the exact value misses saves a copy.
+      if (host === undefined || (!ownHosts.has(host) && !ownHosts.has(host.toLowerCase())))
+        return deny(reply, 403, 'Invalid Host header');
     }
     // 2. Origin / CORS.
     const originHeader = request.headers.origin;
     if (originHeader !== undefined) {
       const origin = originHeader.toLowerCase();
-      if (!ownOrigin(origin) && !allowOrigins.has(origin)) {
-        await deny(reply, 403, 'Request denied by CORS policy');
-        return;
-      }
+      if (!ownOrigins.has(origin) && !allowOrigins.has(origin))
+        return deny(reply, 403, 'Request denied by CORS policy');
       reply.header('Access-Control-Allow-Origin', originHeader);
       reply.header('Vary', 'Origin');
       reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
@@ -91,19 +91,20 @@ export function securityGate(options: SecurityOptions) {
       reply.header('Access-Control-Allow-Methods', ALLOWED_METHODS);
       reply.header('Access-Control-Allow-Headers', ALLOWED_HEADERS);
       reply.header('Access-Control-Max-Age', '600');
-      await reply.code(204).send();
+      void reply.code(204).send();
       return;
     }
     // 3. Bearer token.
     const token = options.token;
-    if (token === undefined) return;
+    if (token === undefined) return done();
     const path = request.url.split('?', 1)[0];
-    if (path === '/health' && loopback && !options.requireAuth) return;
+    if (path === '/health' && loopback && !options.requireAuth) return done();
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(.+)$/i.exec(header.trim()) : null;
     if (!match || !tokensEqual(match[1] ?? '', token)) {
       reply.header('WWW-Authenticate', 'Bearer');
-      await deny(reply, 401, 'Unauthorized');
+      return deny(reply, 401, 'Unauthorized');
     }
+    done();
   };
 }

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Daemon } from '../daemon.js';
 import { mapError } from './error-map.js';
 import { registerJsonBody } from './json-body.js';
@@ -24,6 +24,11 @@ function noSchemaCompiler(): () => never {
   };
 }
 
+/** A log for failures, in pino's calling convention (a pino logger is one). */
+export interface FailureLog {
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
 /** Options of {@link buildServer}. */
 export interface ServerOptions {
   /** The hostname the server will bind; decides the Host allowlist and `/health` openness. */
@@ -37,8 +42,8 @@ export interface ServerOptions {
   sseHeartbeatMs?: number;
   /** Limits of ACP over HTTP (connections, outstanding requests, session streams, idle timeout). */
   acp?: Partial<AcpHttpRegistryOptions>;
-  /** A pino logger (never given prompt text); default none. */
-  logger?: FastifyBaseLogger;
+  /** Where failed requests are logged (never given prompt text); default nowhere. */
+  logger?: FailureLog;
 }
 
 /**
@@ -54,12 +59,13 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
 
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,
-    logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
-    ...(options.logger === undefined ? { logger: false } : { loggerInstance: options.logger }),
-    // Requests are not logged (only failures are), so a per-request child logger would be built
-    // for nothing on every request — measurable on the 503 path; failures name their route.
-    childLoggerFactory: (logger) => logger,
+    // fastify gets no logger: with one it builds a child logger and response listeners for every
+    // request (~3 % of the 503 path) and loads pino's fastify glue at start-up, though requests
+    // are not logged. What the daemon logs (failed requests naming their route, ACP failures,
+    // the listening line) goes to `options.logger` directly. fastify's own diagnostics of misuse
+    // (a reply sent twice and the like) are no longer logged.
+    logger: false,
     // Routes validate their input in code (one error table, messages that name the value), so
     // fastify's JSON-schema compilers (ajv, fast-json-stringify: ~1/5 of start-up and several
     // MiB) are never loaded; a route that declared a schema would fail at registration.
@@ -84,10 +90,11 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   );
   registerJsonBody(app);
 
+  const logger = options.logger;
   app.setErrorHandler((error, request, reply) => {
     const mapped = mapError(error);
     if (mapped.statusCode >= 500 && mapped.body['code'] === undefined)
-      request.log.error({ err: error, route: request.routeOptions.url }, 'request failed');
+      logger?.error({ err: error, route: request.routeOptions.url }, 'request failed');
     void reply.code(mapped.statusCode).headers(mapped.headers).send(mapped.body);
   });
   app.setNotFoundHandler((request, reply) => {
@@ -99,6 +106,14 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   promptRoutes(app, daemon);
   eventRoutes(app, daemon, heartbeatMs);
   permissionRoutes(app, daemon);
-  acpRoutes(app, daemon, heartbeatMs, options.acp);
+  acpRoutes(app, daemon, heartbeatMs, {
+    ...(logger === undefined
+      ? {}
+      : {
+          log: (error: unknown, context: string) =>
+            logger.error({ err: error, context }, 'acp request failed'),
+        }),
+    ...options.acp,
+  });
   return app;
 }

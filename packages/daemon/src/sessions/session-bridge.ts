@@ -193,6 +193,8 @@ interface SessionEntry {
   active: QueueItem | undefined;
   /** Admitted prompts not yet settled: queued plus running (SPEC BP-1). */
   pendingPromptCount: number;
+  /** The last refusal of a full queue, thrown again while the count is the same (see `queueFull`). */
+  queueFull: PromptQueueFullError | undefined;
   readonly prompts: Map<string, PromptTicket>;
   readonly conversation: ConversationLog;
   readonly clients: ClientRegistry;
@@ -574,6 +576,22 @@ export class SessionBridge {
     prompt: readonly ContentBlock[],
     options: SendPromptOptions = {},
   ): PromptAdmission {
+    const admission = this.trySendPrompt(sessionId, prompt, options);
+    if (admission instanceof PromptQueueFullError) throw admission;
+    return admission;
+  }
+
+  /**
+   * {@link sendPrompt}, except that a full queue is returned instead of thrown (every other
+   * refusal still throws). For callers that refuse at the rate prompts arrive, the HTTP route
+   * under overload (SPEC BP-8): a `throw` makes V8 locate the throwing source position, which
+   * costs more than the rest of the refusal.
+   */
+  trySendPrompt(
+    sessionId: string,
+    prompt: readonly ContentBlock[],
+    options: SendPromptOptions = {},
+  ): PromptAdmission | PromptQueueFullError {
     assertPrompt(prompt);
     const deadlineMs = this.effectiveDeadline(options.deadlineMs);
     if (options.clientId !== undefined) assertClientIdFormat(options.clientId);
@@ -581,8 +599,7 @@ export class SessionBridge {
     if (options.clientId !== undefined) this.touchClient(entry, options.clientId);
     const signal = options.signal;
     if (signal?.aborted) throw new PromptAbortedError(sessionId, signal.reason);
-    if (entry.pendingPromptCount >= this.maxPending)
-      throw new PromptQueueFullError(sessionId, this.maxPending, entry.pendingPromptCount);
+    if (entry.pendingPromptCount >= this.maxPending) return this.queueFull(entry);
 
     entry.pendingPromptCount++;
     const ticket: PromptTicket = {
@@ -1023,6 +1040,7 @@ export class SessionBridge {
       busy: false,
       active: undefined,
       pendingPromptCount: 0,
+      queueFull: undefined,
       prompts: new Map(),
       conversation: new ConversationLog(
         this.maxConversationMessages,
@@ -1131,6 +1149,21 @@ export class SessionBridge {
     const record = entry.clients.touch(clientId, this.wallNow());
     if (record === undefined) throw new InvalidClientIdError(clientId, entry.sessionId);
     return record;
+  }
+
+  /**
+   * The refusal of a full queue. Under overload a session refuses at the rate prompts arrive, and
+   * every refusal while the count stands is the same value (no stack, immutable fields), so one
+   * instance serves them all instead of an `Error` built per refusal (SPEC BP-8).
+   */
+  private queueFull(entry: SessionEntry): PromptQueueFullError {
+    const last = entry.queueFull;
+    if (last !== undefined && last.pendingCount === entry.pendingPromptCount) return last;
+    return (entry.queueFull = new PromptQueueFullError(
+      entry.sessionId,
+      this.maxPending,
+      entry.pendingPromptCount,
+    ));
   }
 
   private requireEntry(sessionId: string): SessionEntry {

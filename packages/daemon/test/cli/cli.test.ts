@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test, vi } from 'vitest';
 import { api } from '../helpers/http-client.js';
 import { runSluice, startSluice } from '../helpers/sluice-process.js';
 
@@ -87,6 +87,26 @@ describe('sluice serve flags', () => {
     expect(env.stderr).toContain('SLUICE_TOKEN');
   });
 
+  test('a --data-dir that cannot hold the journal refuses to start with a message naming it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-bad-data-'));
+    try {
+      writeFileSync(join(dir, 'file'), 'x');
+      mkdirSync(join(dir, 'garbage'));
+      writeFileSync(join(dir, 'garbage', 'journal.db'), 'this is not a SQLite database at all');
+      for (const [dataDir, reason] of [
+        [join(dir, 'file', 'data'), 'cannot create directory'],
+        [join(dir, 'garbage'), 'is not a SQLite database'],
+      ] as const) {
+        const result = await runSluice(['serve', '--port', '0', '--data-dir', dataDir]);
+        expect(result.code, dataDir).toBe(1);
+        expect(result.stderr).toMatch(new RegExp(`^error: --data-dir: .*${reason}`));
+        expect(result.stdout).toBe('');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('prints exactly one listening line on stdout; --port 0 picks a free port', async () => {
     const sluice = await startSluice();
     try {
@@ -96,6 +116,27 @@ describe('sluice serve flags', () => {
       expect(health.status).toBe(200);
     } finally {
       expect(await sluice.stop('SIGINT')).toBe(0);
+    }
+  });
+
+  test('at SLUICE_LOG_LEVEL=info stderr carries the JSON line saying where it listens', async () => {
+    const sluice = await startSluice([], { SLUICE_LOG_LEVEL: 'info' });
+    try {
+      // stderr is its own pipe: the line may arrive after the listening line on stdout.
+      await vi.waitFor(() => expect(sluice.stderr()).toContain('Server listening at'));
+      const lines = sluice
+        .stderr()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines).toContainEqual({
+        level: 30,
+        time: expect.any(Number),
+        name: 'sluice',
+        msg: `Server listening at http://127.0.0.1:${sluice.port}`,
+      });
+    } finally {
+      await sluice.stop();
     }
   });
 

@@ -42,6 +42,7 @@ describe('BP per-session admission over HTTP', () => {
     });
     expect(refused.status).toBe(503);
     expect(refused.headers['retry-after']).toBe('5');
+    expect(refused.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(refused.text).toBe(
       JSON.stringify({
         error: `Prompt queue full for session "${sessionId}" (5/5 pending)`,
@@ -51,6 +52,15 @@ describe('BP per-session admission over HTTP', () => {
         pendingCount: 5,
       }),
     );
+    // Refused again while the count stands: the very same answer (the refusal is prepared once).
+    const refusedAgain = await api(base, 'POST', `/session/${sessionId}/prompt`, {
+      body: textPrompt('still too many'),
+    });
+    expect([refusedAgain.status, refusedAgain.headers['retry-after'], refusedAgain.text]).toEqual([
+      503,
+      '5',
+      refused.text,
+    ]);
 
     const pending = await api(base, 'GET', `/session/${sessionId}/pending-prompts`);
     expect(pending.body.pendingPrompts.map((p: { promptId: string }) => p.promptId)).toEqual(admitted);

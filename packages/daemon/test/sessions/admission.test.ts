@@ -161,6 +161,46 @@ describe('BP-6 synchronous admission in order', () => {
     expect(bridge.pendingPromptCount(sid)).toBe(2);
   });
 
+  test('BP-8 refusals of a full queue say the count that stands, also after it moved', async () => {
+    const { bridge, agent } = setup({ maxPendingPromptsPerSession: 2 });
+    const sid = openSession(bridge);
+    bridge.sendPrompt(sid, text('a'));
+    bridge.sendPrompt(sid, text('b'));
+    const refusal = (): unknown => {
+      try {
+        bridge.sendPrompt(sid, text('refused'));
+      } catch (error) {
+        return error;
+      }
+      throw new Error('admitted');
+    };
+    const first = refusal();
+    expect(refusal()).toMatchObject({ sessionId: sid, limit: 2, pendingCount: 2 });
+    await flush();
+    agent.current(sid).succeed();
+    await flush();
+    expect(bridge.pendingPromptCount(sid)).toBe(1);
+    bridge.sendPrompt(sid, text('c'));
+    expect(refusal()).toMatchObject({ sessionId: sid, limit: 2, pendingCount: 2 });
+    expect((refusal() as Error).message).toBe((first as Error).message);
+  });
+
+  test('BP-8 trySendPrompt returns the refusal of a full queue instead of throwing it; nothing else changes', () => {
+    const { bridge, sink } = setup({ maxPendingPromptsPerSession: 1 });
+    const sid = openSession(bridge);
+    const admitted = bridge.trySendPrompt(sid, text('a'));
+    expect(admitted).not.toBeInstanceOf(PromptQueueFullError);
+    const eventsBefore = sink.events.length;
+    const refused = bridge.trySendPrompt(sid, text('b'));
+    expect(refused).toBeInstanceOf(PromptQueueFullError);
+    expect(refused).toMatchObject({ code: 'prompt_queue_full', sessionId: sid, limit: 1, pendingCount: 1 });
+    expect(sink.events).toHaveLength(eventsBefore);
+    expect(bridge.pendingPromptCount(sid)).toBe(1);
+    // Every other refusal still throws, in the order of BP-6.
+    expect(() => bridge.trySendPrompt('no-such-session', text('c'))).toThrow(SessionNotFoundError);
+    expect(() => bridge.trySendPrompt(sid, [])).toThrow(InvalidPromptError);
+  });
+
   test('BP-6 5. the slot is released exactly once, when the caller-visible promise settles', async () => {
     const { bridge, agent } = setup({ maxPendingPromptsPerSession: 1 });
     const sid = openSession(bridge);

@@ -1,4 +1,3 @@
-import { SluiceError } from '@sluice/protocol';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -6,6 +5,9 @@ import Database from 'better-sqlite3';
 import { LinkedQueue } from '../scheduler/linked-queue.js';
 import { appendThroughWrite, type AppendListener, type Journal, type JournalRecord } from './records.js';
 import { initializeJournalFile } from './sqlite-schema.js';
+import { JournalClosedError, JournalWriteError } from './journal-errors.js';
+
+export { JournalClosedError, JournalWriteError } from './journal-errors.js';
 
 /** Options of {@link SqliteJournal}. */
 export interface SqliteJournalOptions {
@@ -39,29 +41,6 @@ export interface SqliteJournalStats {
   recordsFailed: number;
   /** Accepted appends not yet confirmed or rejected. */
   recordsOutstanding: number;
-}
-
-/** A journal append that could not be made durable: the transaction or the writer thread failed. */
-export class JournalWriteError extends SluiceError<'journal_write_failed'> {
-  readonly code = 'journal_write_failed';
-  readonly retryable = false;
-  constructor(
-    readonly path: string,
-    message: string,
-    readonly sqliteCode?: string,
-    options?: ErrorOptions,
-  ) {
-    super(`Journal "${path}": ${sqliteCode ? `${sqliteCode}: ` : ''}${message}`, options);
-  }
-}
-
-/** An append or read on a journal that was closed. */
-export class JournalClosedError extends SluiceError<'journal_closed'> {
-  readonly code = 'journal_closed';
-  readonly retryable = false;
-  constructor(readonly path: string) {
-    super(`Journal "${path}" is closed`);
-  }
 }
 
 /** Appends confirmed in the same turn of the loop: at most `confirmSliceRecords` of them. */

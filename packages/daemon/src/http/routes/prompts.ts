@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Daemon } from '../../daemon.js';
 import { InvalidDeadlineError, InvalidPromptError, PromptQueueFullError } from '../../sessions/errors.js';
-import type { PromptAdmission } from '../../sessions/session-bridge.js';
-import { mapError } from '../error-map.js';
+import { JSON_CONTENT_TYPE, preparedError } from '../prepared-error.js';
 import type { ContentBlock } from '../../sessions/agent.js';
 import {
   assertAdmitting,
@@ -44,7 +43,8 @@ export function promptRoutes(app: FastifyInstance, daemon: Daemon): void {
   const { bridge } = daemon;
 
   // Synchronous on purpose: under overload this route answers 503 at the rate of a bare server,
-  // so the refusal skips the promise wrapper and fastify's error path (SPEC BP-8).
+  // so the refusal skips the promise wrapper, fastify's error path and a throw, and sends the
+  // bytes prepared for the (reused) refusal instead of serializing them again (SPEC BP-8).
   app.post<{ Params: SessionParams }>('/session/:id/prompt', (request, reply) => {
     // validate body → client id → session lookup → read lastEventId/epoch → admission (BP-6)
     const body = objectBody(request);
@@ -56,16 +56,15 @@ export function promptRoutes(app: FastifyInstance, daemon: Daemon): void {
     assertAdmitting(daemon);
     const lastEventId = bus.lastEventId;
     const eventEpoch = bus.epoch;
-    let admission: PromptAdmission;
-    try {
-      admission = bridge.sendPrompt(id, prompt, {
-        ...(clientId === undefined ? {} : { clientId }),
-        ...(deadlineMs === undefined ? {} : { deadlineMs }),
-      });
-    } catch (error) {
-      if (!(error instanceof PromptQueueFullError)) throw error;
-      const mapped = mapError(error);
-      return reply.code(mapped.statusCode).headers(mapped.headers).send(mapped.body);
+    // Absent fields are undefined, which the bridge reads as absent.
+    const admission = bridge.trySendPrompt(id, prompt, { clientId, deadlineMs });
+    if (admission instanceof PromptQueueFullError) {
+      const refusal = preparedError(admission);
+      return reply
+        .code(refusal.statusCode)
+        .headers(refusal.headers)
+        .type(JSON_CONTENT_TYPE)
+        .send(refusal.body);
     }
     return reply.code(202).send({ promptId: admission.promptId, lastEventId, eventEpoch });
   });

@@ -1,0 +1,116 @@
+import type { Logger } from 'pino';
+
+/** pino's levels, which `SLUICE_LOG_LEVEL` names. */
+const LEVELS: Record<string, number> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Infinity,
+};
+
+type Method = 'info' | 'warn' | 'error';
+
+interface Pending {
+  method: Method;
+  time: number;
+  fields: Record<string, unknown> | undefined;
+  message: string;
+}
+
+/** Options of {@link LazyLogger}. */
+export interface LazyLoggerOptions {
+  /** A pino level name; anything else is a `RangeError` naming `setting`. */
+  level: string;
+  /** The `name` every line carries. */
+  name: string;
+  /** What the level came from, for the error message. */
+  setting: string;
+  /** The file descriptor lines go to; default 2 (stderr). */
+  fd?: number;
+}
+
+/**
+ * The daemon's log: JSON lines on stderr (pino's, in its format) written by pino, which is loaded (`import()`) on the
+ * first line the level lets through rather than at start-up — at `warn` a healthy daemon logs
+ * nothing and never loads it. Lines logged while pino loads are written once it has, in order
+ * and with the time they were logged; {@link flush} waits for that.
+ */
+export class LazyLogger {
+  private readonly threshold: number;
+  private pino: Logger | undefined;
+  private loading: Promise<void> | undefined;
+  private readonly pending: Pending[] = [];
+  /** The time of the line being written, for pino's `timestamp`; `undefined` = now. */
+  private stamp: number | undefined;
+
+  constructor(private readonly options: LazyLoggerOptions) {
+    const threshold = LEVELS[options.level];
+    if (threshold === undefined)
+      throw new RangeError(
+        `${options.setting} must be one of ${Object.keys(LEVELS).join(', ')}, got ${JSON.stringify(options.level)}`,
+      );
+    this.threshold = threshold;
+  }
+
+  info(message: string): void {
+    this.log('info', undefined, message);
+  }
+
+  warn(fields: Record<string, unknown>, message: string): void {
+    this.log('warn', fields, message);
+  }
+
+  error(fields: Record<string, unknown>, message: string): void {
+    this.log('error', fields, message);
+  }
+
+  /**
+   * Resolves once every line logged so far has been handed to pino, whose stream writes it out
+   * asynchronously (as `pino.destination` does; pino flushes it when the process exits).
+   */
+  async flush(): Promise<void> {
+    await this.loading;
+  }
+
+  private log(method: Method, fields: Record<string, unknown> | undefined, message: string): void {
+    if (LEVELS[method]! < this.threshold) return;
+    if (this.pino !== undefined && this.pending.length === 0)
+      return write(this.pino, method, fields, message);
+    this.pending.push({ method, time: Date.now(), fields, message });
+    this.loading ??= this.load().catch((error: unknown) => {
+      process.stderr.write(`sluice: the logger could not be loaded: ${String(error)}\n`);
+    });
+  }
+
+  private async load(): Promise<void> {
+    const { pino } = await import('pino');
+    const logger = pino(
+      {
+        level: this.options.level,
+        base: { name: this.options.name },
+        timestamp: () => `,"time":${this.stamp ?? Date.now()}`,
+      },
+      pino.destination(this.options.fd ?? 2),
+    );
+    for (const line of this.pending) {
+      this.stamp = line.time;
+      write(logger, line.method, line.fields, line.message);
+    }
+    this.stamp = undefined;
+    this.pending.length = 0;
+    this.pino = logger;
+  }
+}
+
+function write(
+  logger: Logger,
+  method: Method,
+  fields: Record<string, unknown> | undefined,
+  message: string,
+): void {
+  if (fields === undefined) logger[method](message);
+  else logger[method](fields, message);
+}

@@ -1,0 +1,123 @@
+import { JournalClosedError, type AppendListener, type Journal, type JournalRecord } from '@sluice/runtime';
+import type { SessionListOptions } from '../sessions/session-listing.js';
+import type { SessionRecord, SessionStore } from '../sessions/session-store.js';
+import { SessionStoreClosedError } from './errors.js';
+import type { SqliteFiles } from './sqlite-files.js';
+
+/**
+ * The daemon's journal and session store in the data directory's SQLite file, opened on first
+ * use: the first model call recorded, session saved or session loaded loads SQLite, opens the
+ * file and migrates it (docs/decisions/011). Until then the daemon has neither loaded SQLite
+ * nor touched the file, so answering `/capabilities` or `/health` right after start waits for
+ * none of it. The directory is checked at start-up instead (`prepareDataDir`).
+ *
+ * Calls keep their order across the opening: those made while the file opens run, in order,
+ * before any made after it opened. A failed opening fails every call with its error.
+ */
+export class LazySqlitePersistence {
+  /** Forwards to the `SqliteJournal` of the file. */
+  readonly journal: Journal;
+  /** Forwards to the `SqliteSessionStore` of the file. */
+  readonly store: SessionStore;
+
+  private files: SqliteFiles | undefined;
+  private opening: Promise<SqliteFiles> | undefined;
+  /** Calls made before the file was open and not yet handed on: later calls queue behind them. */
+  private queued = 0;
+  private journalClosed = false;
+  private storeClosed = false;
+
+  /**
+   * @param path the database file (`<data dir>/journal.db`)
+   * @param withStore whether to open a session store in it too
+   */
+  constructor(
+    readonly path: string,
+    private readonly withStore: boolean,
+  ) {
+    this.journal = {
+      name: 'sqlite',
+      write: (record: JournalRecord, listener: AppendListener) => {
+        // Once open, straight through: the hot path costs one call more, no promise.
+        if (this.files !== undefined && this.queued === 0) return this.files.journal.write(record, listener);
+        if (this.journalClosed && this.files === undefined)
+          return listener.appended(new JournalClosedError(path));
+        this.use(
+          (files) =>
+            new Promise<void>((resolve) => {
+              files.journal.write(record, listener);
+              resolve();
+            }),
+        ).catch((error: unknown) =>
+          listener.appended(error instanceof Error ? error : new Error(String(error))),
+        );
+      },
+      append: (record: JournalRecord) =>
+        this.journalClosed && this.files === undefined
+          ? Promise.reject(new JournalClosedError(path))
+          : this.use((files) => files.journal.append(record)),
+      close: () => this.closeJournal(),
+    };
+    this.store = {
+      save: (record: SessionRecord) => this.useStore((store) => store.save(record)),
+      load: (sessionId: string) => this.useStore((store) => store.load(sessionId)),
+      list: (workspaceCwd: string, options?: SessionListOptions) =>
+        this.useStore((store) => store.list(workspaceCwd, options)),
+    };
+  }
+
+  /** Whether the file has been opened. */
+  get opened(): boolean {
+    return this.files !== undefined;
+  }
+
+  /** Closes the store, then the journal (flushing what it accepted); nothing to do if never opened. */
+  async close(): Promise<void> {
+    await this.closeStore();
+    await this.closeJournal();
+  }
+
+  private useStore<T>(task: (store: NonNullable<SqliteFiles['store']>) => Promise<T>): Promise<T> {
+    if (!this.withStore) return Promise.reject(new TypeError('this persistence has no session store'));
+    if (this.storeClosed && this.files === undefined)
+      return Promise.reject(new SessionStoreClosedError(this.path));
+    return this.use((files) => task(files.store!));
+  }
+
+  private use<T>(task: (files: SqliteFiles) => Promise<T>): Promise<T> {
+    if (this.files !== undefined && this.queued === 0) return task(this.files);
+    this.queued++;
+    return this.open().then(
+      (files) => {
+        this.queued--;
+        return task(files);
+      },
+      (error: unknown) => {
+        this.queued--;
+        throw error;
+      },
+    );
+  }
+
+  private open(): Promise<SqliteFiles> {
+    return (this.opening ??= import('./sqlite-files.js').then(
+      ({ openSqliteFiles }) => (this.files = openSqliteFiles(this.path, this.withStore)),
+    ));
+  }
+
+  /** The files once an opening in flight settled; `undefined` if never opened or it failed. */
+  private async settled(): Promise<SqliteFiles | undefined> {
+    if (this.opening === undefined) return undefined;
+    return this.opening.catch(() => undefined);
+  }
+
+  private async closeStore(): Promise<void> {
+    this.storeClosed = true;
+    await (await this.settled())?.store?.close();
+  }
+
+  private async closeJournal(): Promise<void> {
+    this.journalClosed = true;
+    await (await this.settled())?.journal.close();
+  }
+}

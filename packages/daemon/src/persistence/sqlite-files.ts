@@ -1,0 +1,24 @@
+import { SqliteJournal } from '@sluice/runtime';
+import { SqliteSessionStore } from './sqlite-session-store.js';
+
+/** The journal and the session store of one SQLite file, opened (and migrated) together. */
+export interface SqliteFiles {
+  journal: SqliteJournal;
+  /** Absent when the daemon was given a store of its own. */
+  store: SqliteSessionStore | undefined;
+}
+
+/**
+ * Opens the journal, then the session store, in the file at `path`. Loaded with `import()` by
+ * {@link LazySqlitePersistence}, so SQLite is loaded only once something is to be recorded.
+ */
+export function openSqliteFiles(path: string, withStore: boolean): SqliteFiles {
+  const journal = new SqliteJournal({ path });
+  if (!withStore) return { journal, store: undefined };
+  try {
+    return { journal, store: new SqliteSessionStore({ path }) };
+  } catch (error) {
+    void journal.close().catch(() => {});
+    throw error;
+  }
+}
