@@ -322,13 +322,39 @@ describe('bodies', () => {
     expect(res.body.error).toEqual(expect.any(String));
   });
 
-  test('prompt validation: not an array, empty, non-object block, bad deadline → 400', async () => {
+  test('§5 prompt validation: not an array, empty, non-object block, a block without its ACP fields, bad deadline → 400', async () => {
     const { sessionId } = await threadSession();
-    for (const body of [{ prompt: 'hi' }, { prompt: [] }, { prompt: ['hi'] }, {}]) {
+    for (const body of [
+      { prompt: 'hi' },
+      { prompt: [] },
+      { prompt: ['hi'] },
+      {},
+      { prompt: [{ type: 'text', text: 42 }] },
+      { prompt: [{ type: 'text' }] },
+      { prompt: [{ type: 'image', data: 'AAAA' }] },
+      { prompt: [{ type: 'resource_link', uri: 'file:///a' }] },
+      { prompt: [{ type: 'resource', resource: 'file:///a' }] },
+    ]) {
       const res = await api(base, 'POST', `/session/${sessionId}/prompt`, { body });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('invalid_prompt');
     }
+    expect((await api(base, 'GET', `/session/${sessionId}/pending-prompts`)).body).toEqual({
+      pendingPrompts: [],
+    });
+    // every ACP block type with its fields, and a type ACP does not define, are admitted
+    const res = await api(base, 'POST', `/session/${sessionId}/prompt`, {
+      body: {
+        prompt: [
+          { type: 'text', text: 'look' },
+          { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+          { type: 'resource_link', uri: 'file:///a', name: 'a' },
+          { type: 'resource', resource: { uri: 'file:///b', text: 'b' } },
+          { type: 'x-future', anything: 1 },
+        ],
+      },
+    });
+    expect(res.status).toBe(202);
     for (const deadlineMs of [0, -5, 1.5, 'soon']) {
       const res = await api(base, 'POST', `/session/${sessionId}/prompt`, {
         body: { ...textPrompt('x'), deadlineMs },

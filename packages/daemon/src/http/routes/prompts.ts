@@ -14,14 +14,31 @@ import {
 
 const MAX_DEADLINE_MS = 2 ** 31 - 1;
 
+/** String fields of the ACP content blocks (schema of `@agentclientprotocol/sdk` 2.4). */
+const REQUIRED_STRINGS: Partial<Record<string, readonly string[]>> = {
+  text: ['text'],
+  image: ['data', 'mimeType'],
+  audio: ['data', 'mimeType'],
+  resource_link: ['uri', 'name'],
+};
+
 function validatePrompt(prompt: unknown): readonly ContentBlock[] {
   if (!Array.isArray(prompt)) throw new InvalidPromptError(`got ${prompt === null ? 'null' : typeof prompt}`);
   if (prompt.length === 0) throw new InvalidPromptError('got an empty array');
   prompt.forEach((block: unknown, index) => {
     if (typeof block !== 'object' || block === null || Array.isArray(block))
       throw new InvalidPromptError(`block ${index} is not an object`);
-    if (typeof (block as { type?: unknown }).type !== 'string')
-      throw new InvalidPromptError(`block ${index} has no string "type"`);
+    const { type } = block as { type?: unknown };
+    if (typeof type !== 'string') throw new InvalidPromptError(`block ${index} has no string "type"`);
+    // The fields ACP requires of the block types it defines; other types pass through.
+    for (const field of REQUIRED_STRINGS[type] ?? [])
+      if (typeof (block as Record<string, unknown>)[field] !== 'string')
+        throw new InvalidPromptError(`block ${index} (${type}) needs a string "${field}"`);
+    if (type === 'resource') {
+      const { resource } = block as { resource?: { uri?: unknown } };
+      if (typeof resource !== 'object' || resource === null || typeof resource.uri !== 'string')
+        throw new InvalidPromptError(`block ${index} (resource) needs a "resource" with a string "uri"`);
+    }
   });
   return prompt as ContentBlock[];
 }
