@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { JournalRecord, ModelRequestRecord, ModelResultRecord } from '../src/journal/records.js';
 import { JournalClosedError, JournalWriteError, SqliteJournal } from '../src/journal/sqlite-journal.js';
 import type { SqliteJournalOptions } from '../src/journal/sqlite-journal.js';
@@ -225,11 +225,14 @@ describe('SqliteJournal', () => {
 
   test('when the writer thread dies, outstanding and later appends reject', async () => {
     const journal = open();
+    await journal.append(request('call-0')); // the writer thread runs and is idle
+    const writer = (journal as unknown as { worker: Worker }).worker;
+    // call-1 waits for the next turn of the loop to be sent; the writer is told to stop first,
+    // so it can never commit it
     const outstanding = journal.append(request('call-1'));
-    const writer = (): Worker | undefined => (journal as unknown as { worker?: Worker }).worker;
-    await vi.waitFor(() => expect(writer()).toBeDefined());
-    await writer()!.terminate();
+    const terminated = writer.terminate();
     await expect(outstanding).rejects.toThrow(/writer thread exited with code \d+/);
+    await terminated;
     await expect(journal.append(request('call-2'))).rejects.toBeInstanceOf(JournalWriteError);
     expect(journal.stats().recordsOutstanding).toBe(0);
     await journal.close();
