@@ -29,7 +29,7 @@ function spawnAcp(args: string[] = []): StdioAgent {
   );
   let err = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
   void exited.then(() => rmSync(workspace, { recursive: true, force: true }));
   const log: AcpClientLog = { updates: [], notifications: [] };
   const stream = acp.ndJsonStream(

@@ -35,7 +35,9 @@ export async function startSluice(args: string[] = [], env: NodeJS.ProcessEnv = 
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+  const exited = new Promise<number | null>((resolveExit) =>
+    child.once('close', (code) => resolveExit(code)),
+  );
   void exited.then(() => rmSync(dataDir, { recursive: true, force: true }));
   const url = await new Promise<string>((resolveUrl, reject) => {
     const onData = (): void => {
@@ -90,6 +92,7 @@ export async function runSluice(
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const code = await new Promise<number | null>((resolveExit) => child.once('exit', (c) => resolveExit(c)));
+  // 'close', not 'exit': the exit can be seen before the last of stderr has been read
+  const code = await new Promise<number | null>((resolveExit) => child.once('close', (c) => resolveExit(c)));
   return { code, stdout, stderr };
 }
