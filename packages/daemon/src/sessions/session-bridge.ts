@@ -230,23 +230,38 @@ function isInside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
-/** A stored session that is not live: nobody attached, nothing pending. */
-function storedSummary(stored: StoredSessionSummary): SessionSummary {
+/** What a summary says of a session's activity; a stored session that is not live has none. */
+interface SessionActivity {
+  clientCount: number;
+  hasActivePrompt: boolean;
+  pendingPromptCount: number;
+}
+
+const IDLE: SessionActivity = { clientCount: 0, hasActivePrompt: false, pendingPromptCount: 0 };
+
+/** The summary of a live or stored session (no permission is open in either here). */
+function summaryOf(
+  session: Pick<
+    StoredSessionSummary,
+    'sessionId' | 'workspaceCwd' | 'cwd' | 'createdAt' | 'updatedAt' | 'displayName' | 'forkedFrom'
+  >,
+  activity: SessionActivity = IDLE,
+): SessionSummary {
   const summary: SessionSummary = {
-    sessionId: stored.sessionId,
-    workspaceCwd: stored.workspaceCwd,
-    cwd: stored.cwd,
-    createdAt: stored.createdAt,
-    updatedAt: stored.updatedAt,
-    clientCount: 0,
-    hasActivePrompt: false,
-    pendingPromptCount: 0,
+    sessionId: session.sessionId,
+    workspaceCwd: session.workspaceCwd,
+    cwd: session.cwd,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+    clientCount: activity.clientCount,
+    hasActivePrompt: activity.hasActivePrompt,
+    pendingPromptCount: activity.pendingPromptCount,
     isWaitingForPermission: false,
     pendingInteractionCount: 0,
     pendingInteractions: [],
   };
-  if (stored.displayName !== undefined) summary.displayName = stored.displayName;
-  if (stored.forkedFrom !== undefined) summary.forkedFrom = { ...stored.forkedFrom };
+  if (session.displayName !== undefined) summary.displayName = session.displayName;
+  if (session.forkedFrom !== undefined) summary.forkedFrom = { ...session.forkedFrom };
   return summary;
 }
 
@@ -487,7 +502,7 @@ export class SessionBridge {
             ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
           });
     const byId = new Map<string, SessionSummary>();
-    for (const session of stored.sessions) byId.set(session.sessionId, storedSummary(session));
+    for (const session of stored.sessions) byId.set(session.sessionId, summaryOf(session));
     for (const entry of this.sessions.values())
       if (
         entry.state === 'open' &&
@@ -1249,23 +1264,12 @@ export class SessionBridge {
 
   private summarize(entry: SessionEntry): SessionSummary {
     const active = entry.active;
-    const summary: SessionSummary = {
-      sessionId: entry.sessionId,
-      workspaceCwd: entry.workspaceCwd,
-      cwd: entry.cwd,
-      createdAt: entry.createdAt,
-      updatedAt: entry.updatedAt,
+    return summaryOf(entry, {
       clientCount: entry.clients.size,
       hasActivePrompt:
         active?.kind === 'prompt' && (active.phase === 'running' || active.phase === 'finishing'),
       pendingPromptCount: entry.pendingPromptCount,
-      isWaitingForPermission: false,
-      pendingInteractionCount: 0,
-      pendingInteractions: [],
-    };
-    if (entry.displayName !== undefined) summary.displayName = entry.displayName;
-    if (entry.forkedFrom !== undefined) summary.forkedFrom = { ...entry.forkedFrom };
-    return summary;
+    });
   }
 
   private promptEvent(
