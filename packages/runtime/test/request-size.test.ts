@@ -63,9 +63,19 @@ test('SCH-17 the options are counted exactly as JSON.stringify writes them', () 
       fc.option(text, { nil: undefined }),
       (timeoutMs, provider, model, kind, taskId, sessionId, turnId) => {
         const options = countedOptions(timeoutMs, provider, model, kind, taskId, sessionId, turnId);
-        expect(countedOptionsBytes(timeoutMs, provider, model, kind, taskId, sessionId, turnId)).toBe(
-          Buffer.byteLength(JSON.stringify(options)),
-        );
+        const bytes = (s: string | undefined) =>
+          s === undefined ? undefined : Buffer.byteLength(JSON.stringify(s));
+        expect(
+          countedOptionsBytes(
+            timeoutMs,
+            bytes(provider)!,
+            bytes(model)!,
+            bytes(kind)!,
+            bytes(taskId)!,
+            bytes(sessionId),
+            bytes(turnId),
+          ),
+        ).toBe(Buffer.byteLength(JSON.stringify(options)));
       },
     ),
     { numRuns: 500 },

@@ -1,4 +1,4 @@
-import { jsonNumberLength, jsonStringBytes } from '../scheduler/request-size.js';
+import { jsonNumberLength } from '../scheduler/request-size.js';
 
 /** The effective options of a call as counted against `maxRequestBytes` (SCH-17). */
 export interface CountedOptions {
@@ -26,32 +26,11 @@ export function countedOptions(
 }
 
 /**
- * The exact UTF-8 length of `JSON.stringify(countedOptions(...))` for the same arguments, by
- * arithmetic over the fixed shape — the options are counted on every admission, so they skip
- * both the object and the generic walk.
+ * The exact UTF-8 length of `JSON.stringify(countedOptions(...))`, by arithmetic over the fixed
+ * shape from the JSON byte lengths of its strings (which callers cache) — the options are
+ * counted on every admission, so they skip both the object and the generic walk.
  */
 export function countedOptionsBytes(
-  timeoutMs: number,
-  provider: string,
-  model: string,
-  kind: 'complete' | 'stream',
-  taskId: string,
-  sessionId: string | undefined,
-  turnId: string | undefined,
-): number {
-  return countedOptionsBytesOf(
-    timeoutMs,
-    jsonStringBytes(provider, Infinity),
-    jsonStringBytes(model, Infinity),
-    jsonStringBytes(kind, Infinity),
-    jsonStringBytes(taskId, Infinity),
-    sessionId === undefined ? undefined : jsonStringBytes(sessionId, Infinity),
-    turnId === undefined ? undefined : jsonStringBytes(turnId, Infinity),
-  );
-}
-
-/** {@link countedOptionsBytes} from the JSON byte lengths of its strings, which callers may cache. */
-export function countedOptionsBytesOf(
   timeoutMs: number,
   providerBytes: number,
   modelBytes: number,

@@ -19,7 +19,7 @@ import { isoTimestamp } from '../timestamp.js';
 import { WallClock } from '../wall-clock.js';
 import { jsonStringBytes } from '../scheduler/request-size.js';
 import { Call, type CallDriver, type Outcome } from './call.js';
-import { countedOptionsBytesOf } from './counted-options.js';
+import { countedOptionsBytes } from './counted-options.js';
 import { StreamChannel } from './stream-channel.js';
 
 /** Per-call options of {@link ModelRuntime.complete} and {@link ModelRuntime.stream}. */
@@ -212,7 +212,7 @@ export class ModelRuntime implements ModelGateway, CallDriver {
    */
   optionsBytes(call: Call, timeoutMs: number): number {
     const { model, budget, sessionId, turnId } = call;
-    return countedOptionsBytesOf(
+    return countedOptionsBytes(
       timeoutMs,
       this.providerNameBytes,
       model === this.provider.defaultModel ? this.defaultModelBytes : jsonStringBytes(model, Infinity),
