@@ -10,26 +10,15 @@ const MAX_DEPTH = 256;
  * Throws a TypeError for values JSON cannot represent (cycles, BigInt, nesting over 256).
  */
 export function jsonByteLength(value: unknown, limit: number): number {
-  // One counter is reused; a toJSON that counts something itself finds it busy and gets its own.
-  const counter = shared.busy ? { bytes: 0, limit, busy: true } : shared;
-  counter.busy = true;
-  counter.bytes = 0;
-  counter.limit = limit;
-  try {
-    countValue(value, counter, 0);
-    return counter.bytes;
-  } finally {
-    if (counter === shared) shared.busy = false;
-  }
+  const counter: Counter = { bytes: 0, limit };
+  countValue(value, counter, 0);
+  return counter.bytes;
 }
 
 interface Counter {
   bytes: number;
   limit: number;
-  busy: boolean;
 }
-
-const shared: Counter = { bytes: 0, limit: 0, busy: false };
 
 /** Adds `raw`'s JSON bytes; returns false when JSON omits it (undefined, functions, symbols). */
 function countValue(raw: unknown, counter: Counter, depth: number): boolean {
