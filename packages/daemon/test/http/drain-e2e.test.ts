@@ -36,25 +36,29 @@ function onDisk(dir: string, sessionId: string) {
   }
 }
 
+/** A daemon on its own data dir whose one session runs `text` as a turn that has begun. */
+async function turnUnderWay(echoDelayMs: number, text: string) {
+  const dir = dataDir();
+  const sluice = await startSluice([
+    '--data-dir',
+    dir,
+    '--echo-delay-ms',
+    String(echoDelayMs),
+    '--drain-timeout-ms',
+    '60000',
+  ]);
+  const { sessionId } = (await api(sluice.url, 'POST', '/session', { body: { sessionScope: 'thread' } }))
+    .body;
+  const stream = await openEvents(sluice.url, sessionId);
+  const prompt = await api(sluice.url, 'POST', `/session/${sessionId}/prompt`, { body: textPrompt(text) });
+  expect(prompt.status).toBe(202);
+  await stream.waitFor((f) => f.event === 'session_update' && f.data.promptId === prompt.body.promptId);
+  return { dir, sluice, sessionId, stream, prompt };
+}
+
 describe('SIGTERM / SIGINT drain', () => {
   test('SIGTERM: new sessions and prompts get 503 while draining; the running turn may still be cancelled; exit 0', async () => {
-    const dir = dataDir();
-    const sluice = await startSluice([
-      '--data-dir',
-      dir,
-      '--echo-delay-ms',
-      '60000',
-      '--drain-timeout-ms',
-      '60000',
-    ]);
-    const { sessionId } = (await api(sluice.url, 'POST', '/session', { body: { sessionScope: 'thread' } }))
-      .body;
-    const stream = await openEvents(sluice.url, sessionId);
-    const prompt = await api(sluice.url, 'POST', `/session/${sessionId}/prompt`, {
-      body: textPrompt('long'),
-    });
-    expect(prompt.status).toBe(202);
-    await stream.waitFor((f) => f.event === 'session_update' && f.data.promptId === prompt.body.promptId);
+    const { dir, sluice, sessionId, stream, prompt } = await turnUnderWay(60_000, 'long');
 
     sluice.child.kill('SIGTERM');
     await expect.poll(() => sluice.stderr()).toContain('SIGTERM, draining');
@@ -87,24 +91,7 @@ describe('SIGTERM / SIGINT drain', () => {
   });
 
   test('SIGINT: a running turn finishes (end_turn) before the exit 0; journal and conversation are on disk', async () => {
-    const dir = dataDir();
-    const sluice = await startSluice([
-      '--data-dir',
-      dir,
-      '--echo-delay-ms',
-      '300',
-      '--drain-timeout-ms',
-      '60000',
-    ]);
-    const { sessionId } = (await api(sluice.url, 'POST', '/session', { body: { sessionScope: 'thread' } }))
-      .body;
-    const stream = await openEvents(sluice.url, sessionId);
-    const prompt = await api(sluice.url, 'POST', `/session/${sessionId}/prompt`, {
-      body: textPrompt('finish me'),
-    });
-    expect(prompt.status).toBe(202);
-    await stream.waitFor((f) => f.event === 'session_update' && f.data.promptId === prompt.body.promptId);
-
+    const { dir, sluice, sessionId, stream } = await turnUnderWay(300, 'finish me');
     expect(await sluice.stop('SIGINT')).toBe(0);
     await stream.ended;
     const terminal = stream.frames.filter((f) => /^turn_/.test(f.event));

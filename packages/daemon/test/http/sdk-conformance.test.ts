@@ -32,6 +32,22 @@ afterAll(async () => {
 
 const text = (value: string) => ({ prompt: [{ type: 'text' as const, text: value }] });
 
+/** The session's events from the start up to `promptId`'s turn_complete, read with the official client. */
+async function eventsUntilTurnComplete(
+  client: DaemonClient,
+  sessionId: string,
+  promptId: string,
+): Promise<DaemonEvent[]> {
+  const abort = new AbortController();
+  const events: DaemonEvent[] = [];
+  for await (const event of client.subscribeEvents(sessionId, { lastEventId: 0, signal: abort.signal })) {
+    events.push(event);
+    if (event.type === 'turn_complete' && event.promptId === promptId) break;
+  }
+  abort.abort();
+  return events;
+}
+
 describe('@qwen-code/sdk DaemonClient against sluice', () => {
   test('capabilities() reads our §3 document', async () => {
     const client = new DaemonClient({ baseUrl: fast.url });
@@ -127,19 +143,10 @@ describe('@qwen-code/sdk DaemonClient against sluice', () => {
       workspaceCwd: caps.workspaceCwd!,
       sessionScope: 'thread',
     });
-    const abort = new AbortController();
-    const events: DaemonEvent[] = [];
     const accepted = await client.promptNonBlocking(session.sessionId, text('watch me'));
     expect(accepted).toMatchObject({ promptId: expect.any(String), lastEventId: 0 });
     const promptId = (accepted as { promptId: string }).promptId;
-    for await (const event of client.subscribeEvents(session.sessionId, {
-      lastEventId: 0,
-      signal: abort.signal,
-    })) {
-      events.push(event);
-      if (event.type === 'turn_complete' && event.promptId === promptId) break;
-    }
-    abort.abort();
+    const events = await eventsUntilTurnComplete(client, session.sessionId, promptId);
     const withIds = events.filter((e) => e.id !== undefined);
     expect(withIds.map((e) => e.id)).toEqual(withIds.map((_, i) => i + 1));
     expect(withIds.every((e) => e.v === 1 && e.promptId === promptId)).toBe(true);
@@ -162,16 +169,7 @@ describe('@qwen-code/sdk DaemonClient against sluice', () => {
     });
     const accepted = await client.promptNonBlocking(session.sessionId, text('how many tokens is this'));
     const promptId = (accepted as { promptId: string }).promptId;
-    const abort = new AbortController();
-    const events: DaemonEvent[] = [];
-    for await (const event of client.subscribeEvents(session.sessionId, {
-      lastEventId: 0,
-      signal: abort.signal,
-    })) {
-      events.push(event);
-      if (event.type === 'turn_complete' && event.promptId === promptId) break;
-    }
-    abort.abort();
+    const events = await eventsUntilTurnComplete(client, session.sessionId, promptId);
     const usageEvents = events.filter(
       (e) =>
         e.type === 'session_update' && (e.data as { update: { _meta?: unknown } }).update._meta !== undefined,
