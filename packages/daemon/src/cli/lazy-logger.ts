@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import type { Logger, pino as Pino } from 'pino';
 
 /** pino's levels, which `SLUICE_LOG_LEVEL` names. */
 const LEVELS: Record<string, number> = {
@@ -30,6 +30,8 @@ export interface LazyLoggerOptions {
   setting: string;
   /** The file descriptor lines go to; default 2 (stderr). */
   fd?: number;
+  /** Loads pino; default `import('pino')`. Tests make it fail. */
+  loadPino?: () => Promise<{ pino: typeof Pino }>;
 }
 
 /**
@@ -45,6 +47,8 @@ export class LazyLogger {
   private readonly pending: Pending[] = [];
   /** The time of the line being written, for pino's `timestamp`; `undefined` = now. */
   private stamp: number | undefined;
+  /** pino could not be loaded: lines are dropped (that was said once on stderr), never kept. */
+  private unavailable = false;
 
   constructor(private readonly options: LazyLoggerOptions) {
     const threshold = LEVELS[options.level];
@@ -75,18 +79,27 @@ export class LazyLogger {
     await this.loading;
   }
 
+  /** Lines waiting for pino to load. */
+  get buffered(): number {
+    return this.pending.length;
+  }
+
   private log(method: Method, fields: Record<string, unknown> | undefined, message: string): void {
-    if (LEVELS[method]! < this.threshold) return;
+    if (LEVELS[method]! < this.threshold || this.unavailable) return;
     if (this.pino !== undefined && this.pending.length === 0)
       return write(this.pino, method, fields, message);
     this.pending.push({ method, time: Date.now(), fields, message });
     this.loading ??= this.load().catch((error: unknown) => {
-      process.stderr.write(`sluice: the logger could not be loaded: ${String(error)}\n`);
+      this.unavailable = true;
+      process.stderr.write(
+        `sluice: the logger could not be loaded, ${this.pending.length} line(s) and later ones dropped: ${String(error)}\n`,
+      );
+      this.pending.length = 0;
     });
   }
 
   private async load(): Promise<void> {
-    const { pino } = await import('pino');
+    const { pino } = await (this.options.loadPino ?? (() => import('pino')))();
     const logger = pino(
       {
         level: this.options.level,

@@ -59,6 +59,33 @@ describe('LazyLogger', () => {
     expect((await written(1)).map((line) => line['msg'])).toEqual(['written']);
   });
 
+  test('when pino cannot be loaded, lines are dropped, not kept: the buffer stays empty', async () => {
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const logger = new LazyLogger({
+        level: 'info',
+        name: 'sluice',
+        setting: 'SLUICE_LOG_LEVEL',
+        fd,
+        loadPino: () => Promise.reject(new Error('no pino here')),
+      });
+      logger.info('first');
+      logger.info('second');
+      expect(logger.buffered).toBe(2);
+      await logger.flush();
+      expect(logger.buffered).toBe(0);
+      for (let i = 0; i < 1_000; i++) logger.error({ i }, 'later');
+      expect(logger.buffered).toBe(0);
+      expect(stderr).toHaveBeenCalledTimes(1);
+      expect(String(stderr.mock.calls[0]?.[0])).toMatch(
+        /could not be loaded, 2 line\(s\) and later ones dropped: .*no pino here/,
+      );
+    } finally {
+      stderr.mockRestore();
+    }
+    expect(lines()).toEqual([]);
+  });
+
   test('an unknown level is refused, naming where it came from', () => {
     expect(() => new LazyLogger({ level: 'loud', name: 'sluice', setting: 'SLUICE_LOG_LEVEL' })).toThrow(
       /SLUICE_LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got "loud"/,
