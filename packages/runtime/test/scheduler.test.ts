@@ -322,6 +322,41 @@ describe('SCH-10 / SCH-11 / SCH-13 observation', () => {
     expect(JSON.stringify(s)).not.toMatch(/secret/);
   });
 
+  test('SCH-10 phase durations: each phase lasts until the next begins, skipped phases count zero', async () => {
+    const { runtime, clock, journal, provider } = runtimeFixture({ maxConcurrency: 1 });
+    const durations = (index: number) => runtime.schedulerSnapshot().jobs[index]?.phaseDurationsMs;
+    journal.stall();
+    void runtime.complete(ask()); // holds the slot, Preparing until its request record is confirmed
+    void runtime.complete(ask());
+    clock.advance(1_000);
+    expect(durations(0)).toEqual({ Queued: 0, Preparing: 1_000, Executing: 0, Cleaning: 0 });
+    journal.resume();
+    await settle();
+    clock.advance(2_000);
+    expect(durations(0)).toEqual({ Queued: 0, Preparing: 1_000, Executing: 2_000, Cleaning: 0 });
+    journal.stall();
+    provider.last().succeed();
+    await settle();
+    clock.advance(3_000); // the result record is stalled: Cleaning
+    expect(durations(0)).toEqual({ Queued: 0, Preparing: 1_000, Executing: 2_000, Cleaning: 3_000 });
+    // The second job's request record was confirmed while it waited: it ran as soon as the slot came.
+    expect(runtime.schedulerSnapshot().jobs[1]).toMatchObject({ phase: 'Executing' });
+    expect(durations(1)).toEqual({ Queued: 3_000, Preparing: 0, Executing: 3_000, Cleaning: 0 });
+    journal.resume();
+    await settle();
+
+    journal.stall();
+    const ac = new AbortController();
+    void runtime.complete(ask(), { signal: ac.signal }).catch(() => undefined);
+    clock.advance(500);
+    ac.abort(); // Queued → Cleaning directly; its result waits for the stalled request record
+    clock.advance(250);
+    expect(runtime.schedulerSnapshot().jobs[1]).toMatchObject({ phase: 'Cleaning' });
+    expect(durations(1)).toEqual({ Queued: 500, Preparing: 0, Executing: 0, Cleaning: 250 });
+    journal.resume();
+    await settle();
+  });
+
   test('SCH-11 a queued job may already be recording: phase is not durability', async () => {
     const { runtime, journal } = runtimeFixture({ maxConcurrency: 1 });
     void runtime.complete(ask());

@@ -23,8 +23,6 @@ export interface JobRequest extends JobIdentity {
 
 const noop = (): void => undefined;
 
-const PHASES: readonly ModelJobPhase[] = ['Queued', 'Preparing', 'Executing', 'Cleaning'];
-
 /**
  * One model call inside the scheduler. The scheduler admits it, moves it through its phases
  * and tells it — through the overridable `granted`, `left` and `aborted` hooks — when it got
@@ -42,10 +40,14 @@ export class Job {
   readonly requestedTimeout: number | undefined;
   /** @internal the budget's bound on the timeout */
   readonly capMs: number | undefined;
+  // Times and the timeout start as NaN ("not yet"), never 0: NaN is a double, so these fields are
+  // doubles from the first object on. A field that starts as a small integer and later holds a
+  // fraction makes V8 change the layout of every job already built — with a deep queue, one slow
+  // migration per queued job as the first of them runs.
   /** The effective timeout, fixed at admission (SCH-6). */
-  timeoutMs = 0;
-  /** Clock time of admission. */
-  admittedAt = 0;
+  timeoutMs = NaN;
+  /** Clock time of admission, when the job entered Queued. */
+  admittedAt = NaN;
   phase: ModelJobPhase = 'Queued';
   /** The first reason this job must stop; later reasons are ignored. */
   abortReason: ModelRuntimeError | undefined;
@@ -73,11 +75,10 @@ export class Job {
   /** Created on first use of `signal`: an AbortSignal costs microseconds the hot path need not pay. */
   private controller: AbortController | undefined;
   private racer: ((reason: ModelRuntimeError) => void) | undefined;
-  private queuedMs = 0;
-  private preparingMs = 0;
-  private executingMs = 0;
-  private cleaningMs = 0;
-  private phaseStartedAt = 0;
+  /** Clock times at which the job entered Preparing, Executing and Cleaning; NaN until then. */
+  private preparingAt = NaN;
+  private executingAt = NaN;
+  private cleaningAt = NaN;
 
   constructor(request: JobRequest) {
     this.callId = request.callId;
@@ -120,7 +121,10 @@ export class Job {
 
   /** Clock time at which the job entered its current phase. */
   get phaseSince(): number {
-    return this.phaseStartedAt;
+    if (this.phase === 'Queued') return this.admittedAt;
+    if (this.phase === 'Preparing') return this.preparingAt;
+    if (this.phase === 'Executing') return this.executingAt;
+    return this.cleaningAt;
   }
 
   /** @internal fixes the effective timeout and the admission time */
@@ -128,18 +132,14 @@ export class Job {
     this.admitted = true;
     this.timeoutMs = timeoutMs;
     this.admittedAt = now;
-    this.phaseStartedAt = now;
   }
 
   /** @internal */
   enter(phase: ModelJobPhase, now: number): void {
-    const spent = now - this.phaseStartedAt;
-    if (this.phase === 'Queued') this.queuedMs += spent;
-    else if (this.phase === 'Preparing') this.preparingMs += spent;
-    else if (this.phase === 'Executing') this.executingMs += spent;
-    else this.cleaningMs += spent;
     this.phase = phase;
-    this.phaseStartedAt = now;
+    if (phase === 'Preparing') this.preparingAt = now;
+    else if (phase === 'Executing') this.executingAt = now;
+    else if (phase === 'Cleaning') this.cleaningAt = now;
   }
 
   /** Aborted once, with `abortReason`, on deadline, cancellation, shutdown or a failed request record. */
@@ -193,14 +193,17 @@ export class Job {
 
   /** The job as the snapshot shows it: no request content (SCH-11). */
   report(now: number): ModelJobReport {
+    // Phases only move forward (some may be skipped): each lasted until the next one entered.
+    const { admittedAt, preparingAt, executingAt, cleaningAt } = this;
+    const cleaned = Number.isNaN(cleaningAt) ? now : cleaningAt;
+    const executed = Number.isNaN(executingAt) ? cleaned : executingAt;
+    const prepared = Number.isNaN(preparingAt) ? executed : preparingAt;
     const phaseDurationsMs: Record<ModelJobPhase, number> = {
-      Queued: this.queuedMs,
-      Preparing: this.preparingMs,
-      Executing: this.executingMs,
-      Cleaning: this.cleaningMs,
+      Queued: Math.round(prepared - admittedAt),
+      Preparing: Math.round(executed - prepared),
+      Executing: Math.round(cleaned - executed),
+      Cleaning: Math.round(now - cleaned),
     };
-    phaseDurationsMs[this.phase] += now - this.phaseStartedAt;
-    for (const phase of PHASES) phaseDurationsMs[phase] = Math.round(phaseDurationsMs[phase]);
     const report: ModelJobReport = {
       callId: this.callId,
       taskId: this.taskId,
