@@ -19,7 +19,8 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The real clock: `performance.now()` (monotonic) and Node timers. */
 export const systemClock: Clock = {
-  now: () => performance.now(),
+  // Bound once: Node's `performance.now` checks its receiver on every call otherwise.
+  now: performance.now.bind(performance),
   setTimer: (callback, delayMs) => setTimeout(callback, delayMs),
   clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
   maxTimerMs: MAX_TIMER_MS,
