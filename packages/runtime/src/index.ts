@@ -1,4 +1,5 @@
 export * from './clock.js';
+export * from './report-error.js';
 export * from './errors.js';
 export * from './types.js';
 export * from './budget/task-budget.js';

@@ -357,6 +357,49 @@ describe('SCH-10 / SCH-11 / SCH-13 observation', () => {
     await settle();
   });
 
+  test('SCH-5 an observer hook that throws stops nothing: calls settle, slots and in-flight units come back', async () => {
+    const reported: unknown[] = [];
+    const broken = (hook: string) => () => {
+      throw new Error(`${hook} hook is broken`);
+    };
+    const { runtime, provider } = runtimeFixture(
+      { maxConcurrency: 1, maxQueued: 1 },
+      {
+        observer: {
+          admitted: broken('admitted'),
+          rejected: broken('rejected'),
+          slotGranted: broken('slotGranted'),
+          slotReleased: broken('slotReleased'),
+          finished: broken('finished'),
+        },
+        reportError: (error) => reported.push(error),
+      },
+    );
+    const first = track(runtime.complete(ask()));
+    const second = track(runtime.complete(ask()));
+    // The admission error reaches the caller, not the hook's.
+    expect(() => runtime.complete(ask())).toThrow(OverloadedError);
+    await settle();
+    provider.last().succeed('one');
+    await settle();
+    provider.last().succeed('two');
+    await settle();
+    expect([first.status, second.status]).toEqual(['resolved', 'resolved']);
+    expect(runtime.schedulerSnapshot()).toMatchObject({ inflight: 0, queued: 0, executing: 0, cleaning: 0 });
+    const hooks = reported.map((error) => (error as Error).message.split(' ')[0]);
+    expect(hooks.sort()).toEqual([
+      'admitted',
+      'admitted',
+      'finished',
+      'finished',
+      'rejected',
+      'slotGranted',
+      'slotGranted',
+      'slotReleased',
+      'slotReleased',
+    ]);
+  });
+
   test('SCH-11 a queued job may already be recording: phase is not durability', async () => {
     const { runtime, journal } = runtimeFixture({ maxConcurrency: 1 });
     void runtime.complete(ask());

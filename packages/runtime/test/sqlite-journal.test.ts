@@ -253,6 +253,29 @@ describe('SqliteJournal', () => {
     await used.close();
   });
 
+  test('a listener that throws does not keep the others of its commit from hearing; its error is reported', async () => {
+    const reported: unknown[] = [];
+    const journal = open({ reportError: (error) => reported.push(error) });
+    const heard: Array<string | undefined> = [];
+    const listener = (name: string, throws: boolean) => ({
+      appended(error?: Error) {
+        heard.push(error ? `${name}: ${error.message}` : name);
+        if (throws) throw new Error(`listener ${name} is broken`);
+      },
+    });
+    journal.write(request('c1'), listener('first', true));
+    journal.write(request('c2'), listener('second', false));
+    await journal.append(request('c3'));
+    expect(heard).toEqual(['first', 'second']);
+    expect(reported).toEqual([new Error('listener first is broken')]);
+    expect(journal.stats().recordsOutstanding).toBe(0);
+    await journal.close();
+    // After close the refusal reaches a throwing listener the same way: write itself never throws.
+    expect(() => journal.write(request('c4'), listener('late', true))).not.toThrow();
+    expect(heard.at(-1)).toMatch(/^late: /);
+    expect(reported).toHaveLength(2);
+  });
+
   test('options are validated with the value in the message', () => {
     expect(() => open({ maxBatchRecords: 0 })).toThrow('maxBatchRecords must be a positive integer, got 0');
     expect(() => open({ maxBatchRecords: 1.5 })).toThrow(

@@ -1,5 +1,6 @@
 import type { ModelLimits, ModelSchedulerSnapshot } from '@sluice/protocol';
 import { systemClock, type Clock } from '../clock.js';
+import type { ErrorReporter } from '../report-error.js';
 import { TaskBudget, validateBudgetLimits, type TaskBudgetLimits } from '../budget/task-budget.js';
 import { costOf, validatePricing, type Pricing } from '../budget/pricing.js';
 import {
@@ -46,6 +47,8 @@ export interface ModelRuntimeOptions {
   temporaryBudgetLimits?: TaskBudgetLimits;
   pricing?: Pricing;
   observer?: SchedulerObserver;
+  /** Gets what an observer hook throws; default {@link rethrowLater}. */
+  reportError?: ErrorReporter;
   /** Wall clock for record timestamps and call ids, in epoch ms; default: derived from `clock`. */
   wallClockMs?: () => number;
 }
@@ -104,7 +107,12 @@ export class ModelRuntime implements ModelGateway, CallDriver {
     this.defaultModelBytes = jsonStringBytes(options.provider.defaultModel, Infinity);
     this.journal = options.journal;
     this.clock = options.clock ?? systemClock;
-    this.scheduler = new Scheduler({ ...options.scheduler, clock: this.clock, observer: options.observer });
+    this.scheduler = new Scheduler({
+      ...options.scheduler,
+      clock: this.clock,
+      observer: options.observer,
+      reportError: options.reportError,
+    });
     this.limits = this.scheduler.limits;
     this.wallClockMs = options.wallClockMs;
     this.pricing = options.pricing && validatePricing(options.pricing);

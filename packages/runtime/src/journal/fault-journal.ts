@@ -1,4 +1,11 @@
-import { appendThroughWrite, type AppendListener, type Journal, type JournalRecord } from './records.js';
+import { rethrowLater } from '../report-error.js';
+import {
+  appendThroughWrite,
+  tell,
+  type AppendListener,
+  type Journal,
+  type JournalRecord,
+} from './records.js';
 
 interface Held {
   record: JournalRecord;
@@ -37,7 +44,7 @@ export class FaultInjectingJournal implements Journal {
   failHeld(message = 'injected journal failure'): void {
     const held = this.held;
     this.held = [];
-    for (const h of held) h.listener.appended(new Error(message));
+    for (const h of held) tell(h.listener, new Error(message), rethrowLater);
   }
 
   /** The next `count` appends matching `when` reject with `message`. */
@@ -73,7 +80,7 @@ export class FaultInjectingJournal implements Journal {
     if (failure) {
       failure.remaining--;
       if (failure.remaining === 0) this.failures = this.failures.filter((f) => f.remaining > 0);
-      return listener.appended(new Error(failure.message));
+      return tell(listener, new Error(failure.message), rethrowLater);
     }
     this.inner.write(record, listener);
   }

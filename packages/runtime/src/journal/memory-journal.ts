@@ -1,4 +1,11 @@
-import { appendThroughWrite, type AppendListener, type Journal, type JournalRecord } from './records.js';
+import { rethrowLater, type ErrorReporter } from '../report-error.js';
+import {
+  appendThroughWrite,
+  tell,
+  type AppendListener,
+  type Journal,
+  type JournalRecord,
+} from './records.js';
 
 /** Options of a {@link MemoryJournal}. */
 export interface MemoryJournalOptions {
@@ -6,6 +13,8 @@ export interface MemoryJournalOptions {
   maxRecords?: number;
   /** When full: refuse further appends (`reject`, the default, for tests) or drop the oldest (`evict`). */
   whenFull?: 'reject' | 'evict';
+  /** Gets what a listener throws, so that `write` never throws; default {@link rethrowLater}. */
+  reportError?: ErrorReporter;
 }
 
 /**
@@ -21,6 +30,7 @@ export class MemoryJournal implements Journal {
   private start = 0;
   private count = 0;
   private closed = false;
+  private readonly reportError: ErrorReporter;
 
   constructor(options: MemoryJournalOptions = {}) {
     const max = options.maxRecords ?? 100_000;
@@ -34,22 +44,24 @@ export class MemoryJournal implements Journal {
     this.maxRecords = max;
     this.whenFull = whenFull;
     this.ring = [];
+    this.reportError = options.reportError ?? rethrowLater;
   }
 
   /** Keeps `record` and confirms it before returning. */
   write(record: JournalRecord, listener: AppendListener): void {
-    if (this.closed) return listener.appended(new Error('memory journal is closed'));
+    if (this.closed) return tell(listener, new Error('memory journal is closed'), this.reportError);
     if (this.count === this.maxRecords) {
       if (this.whenFull === 'reject') {
-        return listener.appended(new Error(`memory journal is full (maxRecords ${this.maxRecords})`));
+        const full = new Error(`memory journal is full (maxRecords ${this.maxRecords})`);
+        return tell(listener, full, this.reportError);
       }
       this.ring[this.start] = record;
       this.start = (this.start + 1) % this.maxRecords;
-      return listener.appended();
+      return tell(listener, undefined, this.reportError);
     }
     this.ring[(this.start + this.count) % this.maxRecords] = record;
     this.count++;
-    listener.appended();
+    tell(listener, undefined, this.reportError);
   }
 
   append(record: JournalRecord): Promise<void> {

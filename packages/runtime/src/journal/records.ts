@@ -1,3 +1,4 @@
+import type { ErrorReporter } from '../report-error.js';
 import type { ModelStopReason } from '@sluice/protocol';
 import type { GenerationRequest, Usage } from '../types.js';
 
@@ -69,6 +70,18 @@ export interface Journal {
   append(record: JournalRecord): Promise<void>;
   /** Flush what was accepted, then release resources. Appends after close fail. */
   close(): Promise<void>;
+}
+
+/**
+ * Tells `listener` how its append ended. One listener that throws must not keep the journal from
+ * telling the others, so its exception goes to `report` instead of up the journal's stack.
+ */
+export function tell(listener: AppendListener, error: Error | undefined, report: ErrorReporter): void {
+  try {
+    listener.appended(error);
+  } catch (thrown) {
+    report(thrown);
+  }
 }
 
 /** {@link Journal.append} for journals that implement {@link Journal.write}. */

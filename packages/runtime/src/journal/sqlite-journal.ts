@@ -3,7 +3,14 @@ import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { LinkedQueue } from '../scheduler/linked-queue.js';
-import { appendThroughWrite, type AppendListener, type Journal, type JournalRecord } from './records.js';
+import { rethrowLater, type ErrorReporter } from '../report-error.js';
+import {
+  appendThroughWrite,
+  tell,
+  type AppendListener,
+  type Journal,
+  type JournalRecord,
+} from './records.js';
 import { initializeJournalFile } from './sqlite-schema.js';
 import { JournalClosedError, JournalWriteError } from './journal-errors.js';
 
@@ -31,6 +38,8 @@ export interface SqliteJournalOptions {
   walSizeLimitBytes?: number;
   /** A passive checkpoint runs after this long without a batch; 0 disables it. Default 250 ms. */
   idleCheckpointMs?: number;
+  /** Gets what a listener throws, after every listener of its slice heard; default {@link rethrowLater}. */
+  reportError?: ErrorReporter;
 }
 
 /** Counters of the group commit, for tests and diagnostics. */
@@ -124,10 +133,12 @@ export class SqliteJournal implements Journal {
     recordsFailed: 0,
   };
   private outstanding = 0;
+  private readonly reportError: ErrorReporter;
 
   /** Creates the file and its directory when missing and migrates the schema, synchronously. */
   constructor(options: SqliteJournalOptions) {
     this.path = journalPath(options.path);
+    this.reportError = options.reportError ?? rethrowLater;
     this.maxBatchRecords = positiveInteger(
       'maxBatchRecords',
       options.maxBatchRecords ?? DEFAULT_MAX_BATCH_RECORDS,
@@ -224,14 +235,14 @@ export class SqliteJournal implements Journal {
    * committed, or {@link JournalWriteError} when it failed. Never blocks on the disk.
    */
   write(record: JournalRecord, listener: AppendListener): void {
-    if (!this.accepting) return listener.appended(new JournalClosedError(this.path));
-    if (this.failure) return listener.appended(this.failure);
+    if (!this.accepting) return tell(listener, new JournalClosedError(this.path), this.reportError);
+    if (this.failure) return tell(listener, this.failure, this.reportError);
     let body: string;
     try {
       checkRecord(record);
       body = JSON.stringify(record);
     } catch (error) {
-      return listener.appended(error instanceof Error ? error : new TypeError(String(error)));
+      return tell(listener, error instanceof Error ? error : new TypeError(String(error)), this.reportError);
     }
     const batch = (this.filling ??= newBatch());
     let slice = batch.slice;
@@ -360,7 +371,7 @@ export class SqliteJournal implements Journal {
     if (!next) return;
     const { listeners } = next.slice;
     this.outstanding -= listeners.length;
-    for (const listener of listeners) listener.appended(next.error);
+    for (const listener of listeners) tell(listener, next.error, this.reportError);
     if (this.settling.size > 0) {
       if (!this.settleScheduled) {
         this.settleScheduled = true;
@@ -389,7 +400,7 @@ export class SqliteJournal implements Journal {
       this.counters.recordsFailed += batch.records;
       for (const slice of batch.slices) {
         this.outstanding -= slice.listeners.length;
-        for (const listener of slice.listeners) listener.appended(error);
+        for (const listener of slice.listeners) tell(listener, error, this.reportError);
       }
     }
     this.worker?.terminate().then(noop, noop);

@@ -1,5 +1,6 @@
 import type { ModelLimits, ModelSchedulerSnapshot } from '@sluice/protocol';
 import { systemClock, type Clock } from '../clock.js';
+import { rethrowLater, type ErrorReporter } from '../report-error.js';
 import {
   InvalidTimeoutError,
   OverloadedError,
@@ -30,6 +31,8 @@ export interface SchedulerObserver {
 export interface SchedulerOptions extends SchedulerConfig {
   clock?: Clock;
   observer?: SchedulerObserver;
+  /** Gets what an observer hook throws, once the scheduler's own step is done; default {@link rethrowLater}. */
+  reportError?: ErrorReporter;
 }
 
 /**
@@ -41,6 +44,7 @@ export class Scheduler {
   readonly limits: Readonly<ModelLimits>;
   private readonly clock: Clock;
   private readonly observer: SchedulerObserver;
+  private readonly reportError: ErrorReporter;
   private readonly queue = new LinkedQueue<Job>();
   /** Every accepted job not yet finished, in admission order. */
   private readonly jobs = new InflightList();
@@ -56,6 +60,7 @@ export class Scheduler {
     this.clock = options.clock ?? systemClock;
     this.limits = Object.freeze(resolveSchedulerConfig(options, this.clock));
     this.observer = options.observer ?? {};
+    this.reportError = options.reportError ?? rethrowLater;
     this.deadlines = new DeadlineTimers<Job>(this.clock, (job) => this.onDeadline(job));
   }
 
@@ -90,11 +95,11 @@ export class Scheduler {
       job.accept(timeoutMs, now);
       this.jobs.add(job);
       job.timer = this.deadlines.add(job);
-      this.observer.admitted?.(job);
+      this.notify('admitted', job);
       if (slotFree) this.grantSlot(job, now);
       else job.queueNode = this.queue.enqueue(job);
     } catch (error) {
-      this.observer.rejected?.(error as ModelRuntimeError);
+      this.notify('rejected', error as ModelRuntimeError);
       throw error;
     }
   }
@@ -130,7 +135,7 @@ export class Scheduler {
     this.slotsInUse--;
     this.clearTimer(job);
     this.move(job, 'Cleaning', now);
-    this.observer.slotReleased?.(job);
+    this.notify('slotReleased', job);
     this.grantNext(now);
   }
 
@@ -143,7 +148,7 @@ export class Scheduler {
     this.clearTimer(job);
     this.cleaning--;
     this.jobs.remove(job);
-    this.observer.finished?.(job);
+    this.notify('finished', job);
     if (this.jobs.size === 0 && this.drainWaiters.length > 0) {
       const waiters = this.drainWaiters;
       this.drainWaiters = [];
@@ -217,7 +222,7 @@ export class Scheduler {
     job.holdsSlot = true;
     this.slotsInUse++;
     this.move(job, 'Preparing', now);
-    this.observer.slotGranted?.(job);
+    this.notify('slotGranted', job);
     job.granted(now);
   }
 
@@ -231,6 +236,20 @@ export class Scheduler {
     if (phase === 'Preparing') this.preparing += delta;
     else if (phase === 'Executing') this.executing += delta;
     else if (phase === 'Cleaning') this.cleaning += delta;
+  }
+
+  /** Runs an observer hook; what it throws is reported and never stops the step it observes. */
+  private notify<K extends keyof SchedulerObserver>(
+    hook: K,
+    subject: Parameters<NonNullable<SchedulerObserver[K]>>[0],
+  ): void {
+    const fn = this.observer[hook] as ((subject: unknown) => void) | undefined;
+    if (fn === undefined) return;
+    try {
+      fn.call(this.observer, subject);
+    } catch (error) {
+      this.reportError(error);
+    }
   }
 
   private clearTimer(job: Job): void {
