@@ -18,6 +18,29 @@ export async function medianOf(rounds, fn) {
   return values[Math.floor(values.length / 2)];
 }
 
+/**
+ * Runs `measure(subject)` for every subject in turn, `rounds` times after one warm-up round, so
+ * that a change in the machine's load falls on every subject alike. Returns each subject's
+ * results, in the order of `subjects`. The heap is collected before each run (`--expose-gc`).
+ */
+export async function roundRobin(rounds, subjects, measure) {
+  const runs = subjects.map(() => []);
+  for (let round = 0; round <= rounds; round++) {
+    for (const [i, subject] of subjects.entries()) {
+      globalThis.gc?.();
+      const result = await measure(subject);
+      if (round > 0) runs[i].push(result);
+    }
+  }
+  return runs;
+}
+
+/** The middle one of `results` ordered by `key` (the upper middle for an even count). */
+export function medianBy(results, key = (result) => result) {
+  const sorted = [...results].sort((a, b) => key(a) - key(b));
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
 /** Keeps `workers` calls outstanding until `total` calls completed; returns calls per second. */
 export async function closedLoop(total, workers, call) {
   let issued = 0;

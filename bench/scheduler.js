@@ -11,7 +11,7 @@ import {
   ModelRuntime,
   Scheduler,
 } from '../packages/runtime/dist/index.js';
-import { closedLoop, fmt, medianOf, table } from './lib.js';
+import { closedLoop, fmt, medianBy, medianOf, roundRobin, table } from './lib.js';
 
 const request = { messages: [{ role: 'user', content: 'ping' }] };
 const idle = new AbortController().signal;
@@ -86,6 +86,40 @@ function viaPQueue() {
   };
 }
 
+/** `Promise.withResolvers`, which Node 20 lacks. */
+function withResolvers() {
+  let resolve;
+  const promise = new Promise((settle) => (resolve = settle));
+  return { promise, resolve };
+}
+
+/**
+ * Bursts of `depth` calls admitted at once, each worked through before the next, until `total`
+ * calls ran. Returns the rate of the synchronous admissions and the rate of the drains — from
+ * a burst's last admission to its last result, while its backlog goes from `depth` to zero —
+ * in calls per second. The same method at two depths shows what depth alone costs.
+ */
+async function bursts(depth, total, subject) {
+  let admitting = 0;
+  let draining = 0;
+  for (let done = 0; done < total; done += depth) {
+    // Each result is taken and dropped, as a caller would: none is kept until the burst ends.
+    const { promise: drained, resolve } = withResolvers();
+    let remaining = depth;
+    const taken = () => {
+      if (--remaining === 0) resolve();
+    };
+    const start = performance.now();
+    for (let i = 0; i < depth; i++) subject.call().then(taken);
+    const admitted = performance.now();
+    await drained;
+    admitting += admitted - start;
+    draining += performance.now() - admitted;
+  }
+  const calls = Math.ceil(total / depth) * depth;
+  return { admitRate: calls / (admitting / 1000), drainRate: calls / (draining / 1000) };
+}
+
 /**
  * Admission and cancellation of one streamed call at the tail of a wait queue `depth` deep
  * (4 calls hold the slots and never finish): synchronous work on the queue itself, so its
@@ -117,35 +151,50 @@ export async function benchScheduler({ quick = false } = {}) {
     ['p-limit 7', viaPLimit],
     ['p-queue 9', viaPQueue],
   ];
-  const results = [];
-  for (const [name, make] of subjects) {
-    const bounded = make(32);
-    const boundedRate = await medianOf(rounds, async () => {
-      bounded.reset();
-      return closedLoop(calls, 36, bounded.call);
-    });
-    const deepSubject = make(deep);
-    const deepRate = await medianOf(rounds, async () => {
-      deepSubject.reset();
-      return closedLoop(deep * 3, deep, deepSubject.call);
-    });
-    results.push({ name, boundedRate, deepRate });
-  }
+  // Every measurement runs its subjects round-robin, so that the ratios compare like with like.
+  const made = subjects.map(([name, make]) => ({ name, make, bounded: make(32), deep: make(deep) }));
+  const boundedRuns = await roundRobin(rounds, made, (subject) => {
+    subject.bounded.reset();
+    return closedLoop(calls, 36, subject.bounded.call);
+  });
+  const deepRuns = await roundRobin(rounds, made, (subject) => {
+    subject.deep.reset();
+    return closedLoop(deep * 3, deep, subject.deep.call);
+  });
+  const shallowBursts = await roundRobin(rounds, made, (subject) => bursts(36, deep, subject.bounded));
+  const deepBursts = await roundRobin(rounds, made, (subject) => bursts(deep, deep, subject.make(deep)));
+  const byDrain = (run) => run.drainRate;
+  const results = made.map(({ name }, i) => ({
+    name,
+    boundedRate: medianBy(boundedRuns[i]),
+    deepRate: medianBy(deepRuns[i]),
+    shallowBurst: medianBy(shallowBursts[i], byDrain),
+    deepBurst: medianBy(deepBursts[i], byDrain),
+  }));
   const admitOps = quick ? 50_000 : 300_000;
   const shallowAdmit = await medianOf(rounds, async () => admitAndCancelAtDepth(32, admitOps));
   const deepAdmit = await medianOf(rounds, async () => admitAndCancelAtDepth(deep, admitOps));
   const [sluice, core, limit, queue] = results;
-  const rows = results.map((r) => [
+  const loopRows = results.map((r) => [
     r.name,
     fmt(r.boundedRate),
     fmt(r.boundedRate / limit.boundedRate, 2) + '×',
     fmt(r.deepRate),
     fmt(r.deepRate / r.boundedRate, 2),
   ]);
+  const burstRows = results.map((r) => [
+    r.name,
+    fmt(r.shallowBurst.admitRate),
+    fmt(r.deepBurst.admitRate),
+    fmt(r.deepBurst.admitRate / r.shallowBurst.admitRate, 2),
+    fmt(r.shallowBurst.drainRate),
+    fmt(r.deepBurst.drainRate),
+    fmt(r.deepBurst.drainRate / r.shallowBurst.drainRate, 2),
+  ]);
+  const drainRatio = sluice.deepBurst.drainRate / sluice.shallowBurst.drainRate;
   const markdown = [
-    `No-op calls (built-in \`echo\` model at 0 ms), concurrency 4; bounded = ${fmt(calls)} calls with 36 outstanding ` +
-      `(4 running + 32 queued), deep = ${fmt(deep * 3)} calls with the backlog kept at ${fmt(deep)}. ` +
-      `Median of ${rounds} rounds after a warm-up.`,
+    `No-op calls (built-in \`echo\` model at 0 ms), concurrency 4. Median of ${rounds} rounds after a warm-up ` +
+      `round; within a round the subjects take turns, and the heap is collected before each run.`,
     '',
     '- *Sluice runtime (full bookkeeping)*: `ModelRuntime.complete` — synchronous admission with the bounded size count, ' +
       'a temporary task budget, FIFO slots, one absolute deadline, phases and the snapshot job list, a `ModelRequest` ' +
@@ -157,22 +206,48 @@ export async function benchScheduler({ quick = false } = {}) {
     '- The temporary task scope of a call without a budget costs no object: with the default limits ' +
       '(`maxCalls: 1`) it cannot refuse its one call, and nothing else can read it.',
     '',
+    `**Closed loop.** *Bounded*: ${fmt(calls)} calls with 36 outstanding (4 running + 32 queued). *Sustained*: ` +
+      `${fmt(deep * 3)} calls with the backlog kept at ${fmt(deep)}: each result admits the next call.`,
+    '',
     table(
-      ['subject', 'calls/s (backlog 36)', 'vs p-limit', `calls/s (backlog ${fmt(deep)})`, 'deep / bounded'],
-      rows,
+      ['subject', 'bounded calls/s', 'vs p-limit', `sustained calls/s (${fmt(deep)})`, 'sustained / bounded'],
+      loopRows,
+    ),
+    '',
+    `**Bursts.** ${fmt(deep)} calls admitted at once, then worked through; against the same calls in bursts of ` +
+      `36, one after the other. *Admission* is timed until a burst's last call is queued, the *drain* from then ` +
+      `until its last result — while its backlog goes from the burst's size down to zero. Each result is taken and ` +
+      `dropped as it comes.`,
+    '',
+    table(
+      [
+        'subject',
+        'admission calls/s (36)',
+        `admission calls/s (${fmt(deep)})`,
+        'ratio',
+        'drain calls/s (36)',
+        `drain calls/s (${fmt(deep)})`,
+        'ratio',
+      ],
+      burstRows,
     ),
     '',
     `Targets: Sluice ≥ 1.0× p-limit with full bookkeeping — **${fmt(sluice.boundedRate / limit.boundedRate, 2)}×** ` +
       `(scheduler core ${fmt(core.boundedRate / limit.boundedRate, 2)}×,` +
-      ` vs p-queue ${fmt(sluice.boundedRate / queue.boundedRate, 2)}×); throughput at the deep backlog within 20 % of the bounded case ` +
-      `(O(1) queue) — **${fmt((sluice.deepRate / sluice.boundedRate - 1) * 100, 1)} %**.`,
+      ` vs p-queue ${fmt(sluice.boundedRate / queue.boundedRate, 2)}×). Throughput at a ${fmt(deep)}-deep backlog ` +
+      `within 20 % of the bounded case (O(1) queue) — working through it: ` +
+      `**${fmt((drainRatio - 1) * 100, 1)} %**; admitting it: ` +
+      `**${fmt((sluice.deepBurst.admitRate / sluice.shallowBurst.admitRate - 1) * 100, 1)} %**; with the backlog ` +
+      `sustained: **${fmt((sluice.deepRate / sluice.boundedRate - 1) * 100, 1)} %**.`,
     '',
-    `With the backlog kept at ${fmt(deep)}, every call's objects outlive the young generation of V8's heap and are ` +
-      `collected by the old generation's mark-compact, whatever the queue: p-limit's queue is a linked list and it ` +
-      `loses ${fmt((1 - limit.deepRate / limit.boundedRate) * 100, 0)} %. The queue itself, measured without that ` +
-      `effect — admitting one streamed call at the tail and cancelling it (it leaves the queue, records its result ` +
-      `and settles), ${fmt(admitOps)} times, synchronously: **${fmt(shallowAdmit)}** calls/s with 32 queued, ` +
-      `**${fmt(deepAdmit)}** calls/s with ${fmt(deep)} queued (${fmt(deepAdmit / shallowAdmit, 2)}×).`,
+    `A backlog of ${fmt(deep)} makes every waiting call's objects outlive the young generation of V8's heap, so ` +
+      `each is copied by the scavenger and later collected by the old generation's mark-compact, whatever the ` +
+      `queue: p-limit's queue is a linked list and it loses ${fmt((1 - limit.deepRate / limit.boundedRate) * 100, 0)} % ` +
+      `sustained. A burst pays that cost while it is admitted; its drain shows the queue and the rest of the ` +
+      `bookkeeping at depth. The queue alone, synchronously — admitting one streamed call at the tail and ` +
+      `cancelling it (it leaves the queue, records its result and settles), ${fmt(admitOps)} times: ` +
+      `**${fmt(shallowAdmit)}** calls/s with 32 queued, **${fmt(deepAdmit)}** calls/s with ${fmt(deep)} queued ` +
+      `(${fmt(deepAdmit / shallowAdmit, 2)}×).`,
   ].join('\n');
   return { markdown, results, admission: { shallowAdmit, deepAdmit } };
 }
