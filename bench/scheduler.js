@@ -77,6 +77,12 @@ function viaPLimit() {
   };
 }
 
+/** The provider call alone, with no limit: the floor every subject's figure includes. */
+function providerAlone() {
+  const provider = new EchoProvider();
+  return { call: () => provider.complete(request, { signal: idle, timeoutMs: 600_000 }) };
+}
+
 function viaPQueue() {
   const provider = new EchoProvider();
   const queue = new PQueue({ concurrency: 4 });
@@ -153,6 +159,9 @@ export async function benchScheduler({ quick = false } = {}) {
   ];
   // Every measurement runs its subjects round-robin, so that the ratios compare like with like.
   const made = subjects.map(([name, make]) => ({ name, make, bounded: make(32), deep: make(deep) }));
+  const alone = providerAlone();
+  const [floorRuns] = await roundRobin(rounds, [alone], () => closedLoop(calls, 36, alone.call));
+  const floorRate = medianBy(floorRuns);
   const boundedRuns = await roundRobin(rounds, made, (subject) => {
     subject.bounded.reset();
     return closedLoop(calls, 36, subject.bounded.call);
@@ -175,10 +184,12 @@ export async function benchScheduler({ quick = false } = {}) {
   const shallowAdmit = await medianOf(rounds, async () => admitAndCancelAtDepth(32, admitOps));
   const deepAdmit = await medianOf(rounds, async () => admitAndCancelAtDepth(deep, admitOps));
   const [sluice, core, limit, queue] = results;
+  const addedUs = (rate) => 1e6 / rate - 1e6 / floorRate;
   const loopRows = results.map((r) => [
     r.name,
     fmt(r.boundedRate),
     fmt(r.boundedRate / limit.boundedRate, 2) + '×',
+    fmt(addedUs(r.boundedRate), 2),
     fmt(r.deepRate),
     fmt(r.deepRate / r.boundedRate, 2),
   ]);
@@ -207,10 +218,19 @@ export async function benchScheduler({ quick = false } = {}) {
       '(`maxCalls: 1`) it cannot refuse its one call, and nothing else can read it.',
     '',
     `**Closed loop.** *Bounded*: ${fmt(calls)} calls with 36 outstanding (4 running + 32 queued). *Sustained*: ` +
-      `${fmt(deep * 3)} calls with the backlog kept at ${fmt(deep)}: each result admits the next call.`,
+      `${fmt(deep * 3)} calls with the backlog kept at ${fmt(deep)}: each result admits the next call. *µs added ` +
+      `per call*: the bounded loop's time per call minus that of the same loop calling the provider with no limit ` +
+      `at all (${fmt(floorRate)} calls/s, ${fmt(1e6 / floorRate, 2)} µs a call).`,
     '',
     table(
-      ['subject', 'bounded calls/s', 'vs p-limit', `sustained calls/s (${fmt(deep)})`, 'sustained / bounded'],
+      [
+        'subject',
+        'bounded calls/s',
+        'vs p-limit',
+        'µs added per call',
+        `sustained calls/s (${fmt(deep)})`,
+        'sustained / bounded',
+      ],
       loopRows,
     ),
     '',
