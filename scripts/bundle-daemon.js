@@ -1,9 +1,11 @@
 // Bundles the compiled daemon CLI (`packages/daemon/dist/cli/main.js`, built by `tsc -b`) into
-// one file, `packages/daemon/dist/bundle/sluice.js`, which `npm start` and the `sluice` bin run.
-// Why: resolving and loading ~300 separate modules is a third of the daemon's start-up on a
-// small machine (docs/decisions/009). better-sqlite3 stays external (a native addon); the
+// `packages/daemon/dist/bundle/sluice.cjs` (plus lazily loaded chunks), and puts the launcher
+// `sluice.js` next to it, which `npm start` and the `sluice` bin run. Why: resolving and loading
+// ~300 separate modules is a third of the daemon's start-up on a small machine, and parsing and
+// compiling the bundle most of the rest; CommonJS is what can be compiled through V8 code
+// caches on Node 20 (docs/decisions/009). better-sqlite3 stays external (a native addon); the
 // journal's writer thread is a separate entry file and is copied next to the bundle.
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -26,11 +28,14 @@ await build({
     /^light-my-request(\/|$)/,
   ],
   logLevel: 'warn',
+  // The lazy logger imports pino dynamically so that a start need not evaluate it; fastify
+  // requires it too, so it cannot get a chunk of its own, which this check would warn about.
+  checks: { ineffectiveDynamicImport: false },
   output: {
     dir: outDir,
-    format: 'esm',
-    entryFileNames: 'sluice.js',
-    chunkFileNames: '[name].js',
+    format: 'cjs',
+    entryFileNames: 'sluice.cjs',
+    chunkFileNames: '[name].cjs',
     // Identifiers are kept so that stack traces in the logs stay readable.
     minify: { compress: true, mangle: false, codegen: { removeWhitespace: true } },
     sourcemap: true,
@@ -40,3 +45,10 @@ copyFileSync(
   resolve(root, 'packages/runtime/dist/journal/sqlite-journal-worker.js'),
   resolve(outDir, 'sqlite-journal-worker.js'),
 );
+for (const file of ['launch.js', 'code-cache.js']) {
+  copyFileSync(
+    resolve(root, 'packages/daemon/dist/cli', file),
+    resolve(outDir, file === 'launch.js' ? 'sluice.js' : file),
+  );
+}
+chmodSync(resolve(outDir, 'sluice.js'), 0o755);

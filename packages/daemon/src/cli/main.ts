@@ -1,4 +1,5 @@
 #!/usr/bin/env node
 import { buildProgram } from './program.js';
 
-await buildProgram().parseAsync(process.argv);
+// No top-level await: the installed command is this file bundled as CommonJS (launch.ts).
+void buildProgram().parseAsync(process.argv);
