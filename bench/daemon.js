@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { fmt, table } from './lib.js';
+import { fmt, medianBy, table } from './lib.js';
 
 const MAIN = fileURLToPath(new URL('../packages/daemon/dist/bundle/sluice.js', import.meta.url));
 const PROMPT_BODY = JSON.stringify({ prompt: [{ type: 'text', text: 'ping' }] });
@@ -242,11 +242,6 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
 function withTimeout(promise, ms, what) {
   let timer;
   return Promise.race([
@@ -329,7 +324,7 @@ async function bench503({ quick }) {
         rate: requests / duration,
         requests,
         cpuUsPerRequest: (cpu * 1000) / requests,
-        p50Ms: median(runs.map((r) => r.latency.p50)),
+        p50Ms: medianBy(runs.map((r) => r.latency.p50)),
         p99Ms: Math.max(...runs.map((r) => r.latency.p99)),
         errors: runs.reduce((sum, r) => sum + r.errors, 0),
         mismatches: runs.reduce((sum, r) => sum + r.mismatches, 0),
@@ -577,6 +572,22 @@ async function benchStartup({ quick }) {
   const rounds = quick ? 3 : 9;
   const dir = tempDir('sluice-bench-start-');
   let n = 0;
+  const sluiceStart = (env, lingerMs) =>
+    startToFirstAnswer(
+      (port) => [
+        MAIN,
+        'serve',
+        '--port',
+        String(port),
+        '--data-dir',
+        path.join(dir, `data-${n++}`),
+        '--workspace',
+        dir,
+      ],
+      () => env,
+      '/capabilities',
+      lingerMs,
+    );
   const subjects = [
     {
       name: '`node -e 0` (spawn to exit)',
@@ -605,22 +616,6 @@ async function benchStartup({ quick }) {
       samples: [],
     },
   ];
-  const sluiceStart = (env, lingerMs) =>
-    startToFirstAnswer(
-      (port) => [
-        MAIN,
-        'serve',
-        '--port',
-        String(port),
-        '--data-dir',
-        path.join(dir, `data-${n++}`),
-        '--workspace',
-        dir,
-      ],
-      () => env,
-      '/capabilities',
-      lingerMs,
-    );
   for (const subject of subjects) await subject.measure(2_000);
   for (let round = 0; round < rounds; round++)
     for (const subject of subjects) subject.samples.push(await subject.measure());
@@ -628,10 +623,10 @@ async function benchStartup({ quick }) {
     rounds,
     results: subjects.map(({ name, samples }) => ({
       name,
-      medianMs: median(samples.map((s) => s.ms)),
+      medianMs: medianBy(samples.map((s) => s.ms)),
       minMs: Math.min(...samples.map((s) => s.ms)),
       maxMs: Math.max(...samples.map((s) => s.ms)),
-      medianCpuMs: median(samples.map((s) => s.cpuMs)),
+      medianCpuMs: medianBy(samples.map((s) => s.cpuMs)),
     })),
   };
 }

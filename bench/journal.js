@@ -14,7 +14,7 @@ import {
   ModelRuntime,
   SqliteJournal,
 } from '../packages/runtime/dist/index.js';
-import { closedLoop, fmt, table, withLoopDelay } from './lib.js';
+import { closedLoop, fmt, medianBy, table, withLoopDelay } from './lib.js';
 
 const request = { messages: [{ role: 'user', content: 'ping' }] };
 /** Enough calls outstanding to keep a batch filling while the previous one commits. */
@@ -81,8 +81,7 @@ async function measure(rounds, total, workers, call) {
     clearInterval(ticker);
     samples.push({ rate, p99Ms, maxMs, turns });
   }
-  samples.sort((a, b) => a.rate - b.rate);
-  const median = samples[Math.floor(samples.length / 2)];
+  const median = medianBy(samples, (sample) => sample.rate);
   return {
     rate: median.rate,
     p99Ms: median.p99Ms,

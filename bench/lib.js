@@ -7,15 +7,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
  * the next.
  */
 export async function medianOf(rounds, fn) {
-  globalThis.gc?.();
-  await fn();
-  const values = [];
-  for (let i = 0; i < rounds; i++) {
-    globalThis.gc?.();
-    values.push(await fn());
-  }
-  values.sort((a, b) => a - b);
-  return values[Math.floor(values.length / 2)];
+  const [values] = await roundRobin(rounds, [fn], (measure) => measure());
+  return medianBy(values);
 }
 
 /**
