@@ -49,12 +49,13 @@ export function installCodeCache(options: CodeCacheOptions): CodeCacheStats {
 
   const writeAll = (): void => {
     timer = undefined;
+    const scripts = toWrite.splice(0); // written now or never: a script is not kept for a retry
     try {
       mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
     } catch {
       return;
     }
-    for (const { script, file } of toWrite.splice(0)) {
+    for (const { script, file } of scripts) {
       const temporary = `${file}.${process.pid}.tmp`;
       try {
         writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });

@@ -1,4 +1,3 @@
-import { rethrowLater } from '../report-error.js';
 import {
   appendThroughWrite,
   tell,
@@ -44,7 +43,7 @@ export class FaultInjectingJournal implements Journal {
   failHeld(message = 'injected journal failure'): void {
     const held = this.held;
     this.held = [];
-    for (const h of held) tell(h.listener, new Error(message), rethrowLater);
+    for (const h of held) tell(h.listener, new Error(message));
   }
 
   /** The next `count` appends matching `when` reject with `message`. */
@@ -80,7 +79,7 @@ export class FaultInjectingJournal implements Journal {
     if (failure) {
       failure.remaining--;
       if (failure.remaining === 0) this.failures = this.failures.filter((f) => f.remaining > 0);
-      return tell(listener, new Error(failure.message), rethrowLater);
+      return tell(listener, new Error(failure.message));
     }
     this.inner.write(record, listener);
   }

@@ -1,4 +1,4 @@
-import type { ErrorReporter } from '../report-error.js';
+import { rethrowLater, type ErrorReporter } from '../report-error.js';
 import type { ModelStopReason } from '@sluice/protocol';
 import type { GenerationRequest, Usage } from '../types.js';
 
@@ -76,7 +76,11 @@ export interface Journal {
  * Tells `listener` how its append ended. One listener that throws must not keep the journal from
  * telling the others, so its exception goes to `report` instead of up the journal's stack.
  */
-export function tell(listener: AppendListener, error: Error | undefined, report: ErrorReporter): void {
+export function tell(
+  listener: AppendListener,
+  error: Error | undefined,
+  report: ErrorReporter = rethrowLater,
+): void {
   try {
     listener.appended(error);
   } catch (thrown) {

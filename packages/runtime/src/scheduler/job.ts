@@ -119,14 +119,6 @@ export class Job {
     void reason;
   }
 
-  /** Clock time at which the job entered its current phase. */
-  get phaseSince(): number {
-    if (this.phase === 'Queued') return this.admittedAt;
-    if (this.phase === 'Preparing') return this.preparingAt;
-    if (this.phase === 'Executing') return this.executingAt;
-    return this.cleaningAt;
-  }
-
   /** @internal fixes the effective timeout and the admission time */
   accept(timeoutMs: number, now: number): void {
     this.admitted = true;
