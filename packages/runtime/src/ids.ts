@@ -9,12 +9,13 @@ export class CallIdGenerator {
   private lastMs = -1;
   private counter = 0;
   private prefix = '';
+  /** `-` and the random tail, joined once: each id is then two concatenations. */
   private readonly tail: string;
 
   constructor() {
     const random = randomBytes(8);
     random[0] = ((random[0] ?? 0) & 0x3f) | 0x80; // variant 10
-    this.tail = random.toString('hex', 0, 2) + '-' + random.toString('hex', 2, 8);
+    this.tail = '-' + random.toString('hex', 0, 2) + '-' + random.toString('hex', 2, 8);
   }
 
   /** The next id, stamped with `epochMs` (default: now). */
@@ -32,7 +33,7 @@ export class CallIdGenerator {
       const hex = now.toString(16).padStart(12, '0');
       this.prefix = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7`;
     }
-    return `${this.prefix}${HEX3[this.counter]}-${this.tail}`;
+    return this.prefix + HEX3[this.counter] + this.tail;
   }
 }
 

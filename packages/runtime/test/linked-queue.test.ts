@@ -38,3 +38,28 @@ test('removing a node twice is a no-op', () => {
   expect(queue.remove(node)).toBe(false);
   expect([...queue]).toEqual(['b']);
 });
+
+test('an object that is its own node joins and leaves the queue like a node the queue made', () => {
+  const queue = new LinkedQueue<string>();
+  const own = {
+    get value() {
+      return 'own';
+    },
+    prev: undefined,
+    next: undefined,
+    linked: false,
+  };
+  queue.enqueue('a');
+  queue.link(own);
+  queue.enqueue('b');
+  expect([...queue]).toEqual(['a', 'own', 'b']);
+  expect(() => queue.link(own)).toThrow(/in a queue already/);
+  expect(queue.remove(own)).toBe(true);
+  expect(own.linked).toBe(false);
+  expect([...queue]).toEqual(['a', 'b']);
+  queue.link(own);
+  expect(queue.dequeue()).toBe('a');
+  expect(queue.dequeue()).toBe('b');
+  expect(queue.dequeue()).toBe('own');
+  expect(queue.size).toBe(0);
+});

@@ -74,6 +74,9 @@ export interface ModelStream extends AsyncIterable<ModelStreamEvent> {
 const COMPLETE_BYTES = jsonStringBytes('complete', Infinity);
 const STREAM_BYTES = jsonStringBytes('stream', Infinity);
 
+/** The options of a call that passes none: shared, so that such a call allocates no object for them. */
+const NO_OPTIONS: CallOptions = Object.freeze({});
+
 const DEFAULT_TEMPORARY_BUDGET: TaskBudgetLimits = { maxCalls: 1 };
 
 /**
@@ -128,12 +131,12 @@ export class ModelRuntime implements ModelGateway, CallDriver {
   }
 
   /** Generates a complete answer. Throws admission errors synchronously. */
-  complete(request: GenerationRequest, options: CallOptions = {}): Promise<ModelResponse> {
+  complete(request: GenerationRequest, options: CallOptions = NO_OPTIONS): Promise<ModelResponse> {
     return this.admit(request, options, undefined).promise();
   }
 
   /** Streams an answer. Throws admission errors synchronously; `finished` comes only once recorded. */
-  stream(request: GenerationRequest, options: CallOptions = {}): ModelStream {
+  stream(request: GenerationRequest, options: CallOptions = NO_OPTIONS): ModelStream {
     const channel = new StreamChannel();
     const call = this.admit(request, options, channel);
     const scheduler = this.scheduler;

@@ -29,7 +29,7 @@ const noop = (): void => undefined;
  * its slot, left the queue or must stop. The gateway's call extends it, so one object per
  * call carries both the scheduler's and the gateway's state.
  */
-export class Job {
+export class Job implements QueueNode<Job> {
   readonly callId: string;
   readonly taskId: string;
   readonly sessionId: string | undefined;
@@ -63,8 +63,12 @@ export class Job {
   admitted = false;
   /** @internal */
   finished = false;
-  /** @internal its place in the wait queue while queued */
-  queueNode: QueueNode<Job> | undefined;
+  /** @internal links in the scheduler's wait queue, of which a queued job is its own node */
+  prev: QueueNode<Job> | undefined;
+  /** @internal */
+  next: QueueNode<Job> | undefined;
+  /** @internal whether the job is in the wait queue */
+  linked = false;
   /** @internal neighbours in the scheduler's list of in-flight jobs */
   inflightPrev: Job | undefined;
   /** @internal */
@@ -88,6 +92,11 @@ export class Job {
     this.request = request.request;
     this.requestedTimeout = request.timeout;
     this.capMs = request.capMs;
+  }
+
+  /** @internal the job as the value of its own wait-queue node */
+  get value(): Job {
+    return this;
   }
 
   /** The absolute deadline: admission plus the effective timeout; never moves. */

@@ -22,12 +22,24 @@ export class LinkedQueue<T> {
 
   /** Appends `value` and returns its node, the handle for {@link remove}. */
   enqueue(value: T): QueueNode<T> {
-    const node: QueueNode<T> = { value, prev: this.tail, next: undefined, linked: true };
+    const node: QueueNode<T> = { value, prev: undefined, next: undefined, linked: false };
+    this.link(node);
+    return node;
+  }
+
+  /**
+   * Appends a node the caller owns — an object that is its own node costs no allocation per
+   * entry. Throws if the node is in a queue already.
+   */
+  link(node: QueueNode<T>): void {
+    if (node.linked) throw new RangeError('the node is in a queue already');
+    node.prev = this.tail;
+    node.next = undefined;
+    node.linked = true;
     if (this.tail) this.tail.next = node;
     else this.head = node;
     this.tail = node;
     this.count++;
-    return node;
   }
 
   /** Removes and returns the oldest value, or `undefined` when empty. */

@@ -18,7 +18,10 @@ import { InflightList } from './inflight-list.js';
 import { LinkedQueue } from './linked-queue.js';
 import { jsonByteLength } from './request-size.js';
 
-/** Lifecycle notifications, for metrics and for tests that check exactly-once release. */
+/**
+ * Lifecycle notifications, for metrics and for tests that check exactly-once release. An
+ * observer with no hook when the scheduler is built is never consulted.
+ */
 export interface SchedulerObserver {
   admitted?(job: Job): void;
   rejected?(error: ModelRuntimeError): void;
@@ -43,7 +46,8 @@ export interface SchedulerOptions extends SchedulerConfig {
 export class Scheduler {
   readonly limits: Readonly<ModelLimits>;
   private readonly clock: Clock;
-  private readonly observer: SchedulerObserver;
+  /** Undefined when no hook was given: the hot path then skips every notification. */
+  private readonly observer: SchedulerObserver | undefined;
   private readonly reportError: ErrorReporter;
   private readonly queue = new LinkedQueue<Job>();
   /** Every accepted job not yet finished, in admission order. */
@@ -59,7 +63,7 @@ export class Scheduler {
   constructor(options: SchedulerOptions = {}) {
     this.clock = options.clock ?? systemClock;
     this.limits = Object.freeze(resolveSchedulerConfig(options, this.clock));
-    this.observer = options.observer ?? {};
+    this.observer = hasHook(options.observer) ? options.observer : undefined;
     this.reportError = options.reportError ?? rethrowLater;
     this.deadlines = new DeadlineTimers<Job>(this.clock, (job) => this.onDeadline(job));
   }
@@ -95,11 +99,11 @@ export class Scheduler {
       job.accept(timeoutMs, now);
       this.jobs.add(job);
       job.timer = this.deadlines.add(job);
-      this.notify('admitted', job);
+      if (this.observer) this.notify('admitted', job);
       if (slotFree) this.grantSlot(job, now);
-      else job.queueNode = this.queue.enqueue(job);
+      else this.queue.link(job);
     } catch (error) {
-      this.notify('rejected', error as ModelRuntimeError);
+      if (this.observer) this.notify('rejected', error as ModelRuntimeError);
       throw error;
     }
   }
@@ -112,8 +116,7 @@ export class Scheduler {
     if (job.finished || !job.abort(reason)) return;
     this.clearTimer(job);
     if (job.phase === 'Queued') {
-      if (job.queueNode) this.queue.remove(job.queueNode);
-      job.queueNode = undefined;
+      this.queue.remove(job);
       this.move(job, 'Cleaning', this.clock.now());
       job.left(reason);
     }
@@ -135,7 +138,7 @@ export class Scheduler {
     this.slotsInUse--;
     this.clearTimer(job);
     this.move(job, 'Cleaning', now);
-    this.notify('slotReleased', job);
+    if (this.observer) this.notify('slotReleased', job);
     this.grantNext(now);
   }
 
@@ -148,7 +151,7 @@ export class Scheduler {
     this.clearTimer(job);
     this.cleaning--;
     this.jobs.remove(job);
-    this.notify('finished', job);
+    if (this.observer) this.notify('finished', job);
     if (this.jobs.size === 0 && this.drainWaiters.length > 0) {
       const waiters = this.drainWaiters;
       this.drainWaiters = [];
@@ -213,7 +216,6 @@ export class Scheduler {
     while (this.slotsInUse < this.limits.maxConcurrency) {
       const next = this.queue.dequeue();
       if (!next) return;
-      next.queueNode = undefined;
       this.grantSlot(next, now);
     }
   }
@@ -222,7 +224,7 @@ export class Scheduler {
     job.holdsSlot = true;
     this.slotsInUse++;
     this.move(job, 'Preparing', now);
-    this.notify('slotGranted', job);
+    if (this.observer) this.notify('slotGranted', job);
     job.granted(now);
   }
 
@@ -243,7 +245,7 @@ export class Scheduler {
     hook: K,
     subject: Parameters<NonNullable<SchedulerObserver[K]>>[0],
   ): void {
-    const fn = this.observer[hook] as ((subject: unknown) => void) | undefined;
+    const fn = this.observer?.[hook] as ((subject: unknown) => void) | undefined;
     if (fn === undefined) return;
     try {
       fn.call(this.observer, subject);
@@ -257,4 +259,11 @@ export class Scheduler {
     this.deadlines.remove(job.timer);
     job.timer = undefined;
   }
+}
+
+const HOOKS = ['admitted', 'rejected', 'slotGranted', 'slotReleased', 'finished'] as const;
+
+/** Whether `observer` has any hook; one without is never consulted. */
+function hasHook(observer: SchedulerObserver | undefined): observer is SchedulerObserver {
+  return observer !== undefined && HOOKS.some((hook) => observer[hook] !== undefined);
 }
