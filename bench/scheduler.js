@@ -1,149 +1,43 @@
 // Scheduler overhead: no-op model calls through Sluice's runtime (deadlines, phases, budget,
 // size check and an in-memory journal all on) next to p-limit and p-queue running the same
 // provider call at concurrency 4 — with the backlog kept at 36, and with 100 000 queued at once.
-import pLimit from 'p-limit';
-import PQueue from 'p-queue';
-import {
-  CallIdGenerator,
-  EchoProvider,
-  Job,
-  MemoryJournal,
-  ModelRuntime,
-  Scheduler,
-} from '../packages/runtime/dist/index.js';
-import { closedLoop, fmt, medianBy, medianOf, roundRobin, table } from './lib.js';
-
-const request = { messages: [{ role: 'user', content: 'ping' }] };
-const idle = new AbortController().signal;
-
-function ours(maxQueued) {
-  const journal = new MemoryJournal({ maxRecords: 4_096, whenFull: 'evict' });
-  const runtime = new ModelRuntime({
-    provider: new EchoProvider(),
-    journal,
-    scheduler: { maxConcurrency: 4, maxQueued, maxInflight: maxQueued + 4 },
-  });
-  return {
-    call: () => runtime.complete(request),
-    reset: () => journal.clear(),
-  };
-}
-
-/** One no-op call through the scheduler alone, told by its hooks when to run. */
-class CoreJob extends Job {
-  constructor(callId, provider, scheduler, resolve, reject) {
-    super({ callId, taskId: 'bench', kind: 'complete', request });
-    this.provider = provider;
-    this.scheduler = scheduler;
-    this.resolve = resolve;
-    this.reject = reject;
-  }
-
-  granted(now) {
-    this.scheduler.startExecuting(this, now);
-    this.provider.complete(request, this).then((answer) => {
-      this.scheduler.releaseSlot(this);
-      this.scheduler.finish(this);
-      this.resolve(answer);
-    }, this.reject);
-  }
-
-  left(reason) {
-    this.scheduler.finish(this);
-    this.reject(reason);
-  }
-}
-
-/** The scheduler core alone: admission with size check, FIFO slots, deadline timers, phases. */
-function schedulerCore(maxQueued) {
-  const provider = new EchoProvider();
-  const scheduler = new Scheduler({ maxConcurrency: 4, maxQueued, maxInflight: maxQueued + 4 });
-  const ids = new CallIdGenerator();
-  return {
-    call: () =>
-      new Promise((resolve, reject) => {
-        scheduler.admit(new CoreJob(ids.next(), provider, scheduler, resolve, reject));
-      }),
-    reset() {},
-  };
-}
-
-function viaPLimit() {
-  const provider = new EchoProvider();
-  const limit = pLimit(4);
-  return {
-    call: () => limit(() => provider.complete(request, { signal: idle, timeoutMs: 600_000 })),
-    reset() {},
-  };
-}
-
-/** The provider call alone, with no limit: the floor every subject's figure includes. */
-function providerAlone() {
-  const provider = new EchoProvider();
-  return { call: () => provider.complete(request, { signal: idle, timeoutMs: 600_000 }) };
-}
-
-function viaPQueue() {
-  const provider = new EchoProvider();
-  const queue = new PQueue({ concurrency: 4 });
-  return {
-    call: () => queue.add(() => provider.complete(request, { signal: idle, timeoutMs: 600_000 })),
-    reset() {},
-  };
-}
-
-/** `Promise.withResolvers`, which Node 20 lacks. */
-function withResolvers() {
-  let resolve;
-  const promise = new Promise((settle) => (resolve = settle));
-  return { promise, resolve };
-}
+import { Worker } from 'node:worker_threads';
+import { fmt, medianBy, medianOf, roundRobin, table } from './lib.js';
 
 /**
- * Bursts of `depth` calls admitted at once, each worked through before the next, until `total`
- * calls ran. Returns the rate of the synchronous admissions and the rate of the drains — from
- * a burst's last admission to its last result, while its backlog goes from `depth` to zero —
- * in calls per second. The same method at two depths shows what depth alone costs.
+ * A subject of this bench in a worker thread of its own, so that its code's type feedback is
+ * its own, as in a process that uses only it. `run` asks it for one measurement.
  */
-async function bursts(depth, total, subject) {
-  let admitting = 0;
-  let draining = 0;
-  for (let done = 0; done < total; done += depth) {
-    // Each result is taken and dropped, as a caller would: none is kept until the burst ends.
-    const { promise: drained, resolve } = withResolvers();
-    let remaining = depth;
-    const taken = () => {
-      if (--remaining === 0) resolve();
-    };
-    const start = performance.now();
-    for (let i = 0; i < depth; i++) subject.call().then(taken);
-    const admitted = performance.now();
-    await drained;
-    admitting += admitted - start;
-    draining += performance.now() - admitted;
+class SubjectWorker {
+  constructor(key, deep) {
+    this.worker = new Worker(new URL('./scheduler-worker.js', import.meta.url), {
+      workerData: { key, deep },
+    });
+    this.waiting = new Map();
+    this.ids = 0;
+    this.worker.on('message', ({ id, result, error }) => {
+      const { resolve, reject } = this.waiting.get(id);
+      this.waiting.delete(id);
+      if (error === undefined) resolve(result);
+      else reject(new Error(`subject worker failed: ${error}`));
+    });
+    this.worker.on('error', (error) => {
+      for (const { reject } of this.waiting.values()) reject(error);
+      this.waiting.clear();
+    });
   }
-  const calls = Math.ceil(total / depth) * depth;
-  return { admitRate: calls / (admitting / 1000), drainRate: calls / (draining / 1000) };
-}
 
-/**
- * Admission and cancellation of one streamed call at the tail of a wait queue `depth` deep
- * (4 calls hold the slots and never finish): synchronous work on the queue itself, so its
- * per-call cost shows whether the queue is O(1). Calls per second.
- */
-function admitAndCancelAtDepth(depth, ops) {
-  const journal = new MemoryJournal({ maxRecords: 4_096, whenFull: 'evict' });
-  const runtime = new ModelRuntime({
-    provider: new EchoProvider({ latencyMs: 2 ** 31 - 1 }),
-    journal,
-    scheduler: { maxConcurrency: 4, maxQueued: depth + 1, maxInflight: depth + 5 },
-  });
-  const held = Array.from({ length: depth + 4 }, () => runtime.stream(request));
-  const start = performance.now();
-  for (let i = 0; i < ops; i++) runtime.stream(request).cancel();
-  const rate = ops / ((performance.now() - start) / 1000);
-  for (const stream of held) stream.cancel();
-  return rate;
+  run(op, ...args) {
+    return new Promise((resolve, reject) => {
+      const id = this.ids++;
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ id, op, args });
+    });
+  }
+
+  close() {
+    return this.worker.terminate();
+  }
 }
 
 /** Returns the markdown section and the raw figures. */
@@ -152,37 +46,38 @@ export async function benchScheduler({ quick = false } = {}) {
   const deep = quick ? 20_000 : 100_000;
   const rounds = quick ? 3 : 5;
   const subjects = [
-    ['Sluice runtime (full bookkeeping)', ours],
-    ['Sluice scheduler core', schedulerCore],
-    ['p-limit 7', viaPLimit],
-    ['p-queue 9', viaPQueue],
+    ['Sluice runtime (full bookkeeping)', 'sluice'],
+    ['Sluice scheduler core', 'core'],
+    ['p-limit 7', 'plimit'],
+    ['p-queue 9', 'pqueue'],
   ];
   // Every measurement runs its subjects round-robin, so that the ratios compare like with like.
-  const made = subjects.map(([name, make]) => ({ name, make, bounded: make(32), deep: make(deep) }));
-  const alone = providerAlone();
-  const [floorRuns] = await roundRobin(rounds, [alone], () => closedLoop(calls, 36, alone.call));
+  const made = subjects.map(([name, key]) => ({ name, worker: new SubjectWorker(key, deep) }));
+  const alone = new SubjectWorker('alone', deep);
+  const [floorRuns] = await roundRobin(rounds, [alone], (subject) => subject.run('bounded', calls));
   const floorRate = medianBy(floorRuns);
-  const boundedRuns = await roundRobin(rounds, made, (subject) => {
-    subject.bounded.reset();
-    return closedLoop(calls, 36, subject.bounded.call);
-  });
-  const deepRuns = await roundRobin(rounds, made, (subject) => {
-    subject.deep.reset();
-    return closedLoop(deep * 3, deep, subject.deep.call);
-  });
-  const shallowBursts = await roundRobin(rounds, made, (subject) => bursts(36, deep, subject.bounded));
-  const deepBursts = await roundRobin(rounds, made, (subject) => bursts(deep, deep, subject.make(deep)));
+  const boundedRuns = await roundRobin(rounds, made, (subject) => subject.worker.run('bounded', calls));
+  const deepRuns = await roundRobin(rounds, made, (subject) => subject.worker.run('sustained'));
+  const shallowBursts = await roundRobin(rounds, made, (subject) => subject.worker.run('bursts', 36));
+  const deepBursts = await roundRobin(rounds, made, (subject) => subject.worker.run('bursts', deep));
+  const footprints = await roundRobin(1, made, (subject) => subject.worker.run('footprint'));
   const byDrain = (run) => run.drainRate;
+  const byOutsideGc = (run) => run.outsideGcRate;
   const results = made.map(({ name }, i) => ({
     name,
     boundedRate: medianBy(boundedRuns[i]),
     deepRate: medianBy(deepRuns[i]),
     shallowBurst: medianBy(shallowBursts[i], byDrain),
     deepBurst: medianBy(deepBursts[i], byDrain),
+    shallowOutsideGc: medianBy(shallowBursts[i], byOutsideGc),
+    deepOutsideGc: medianBy(deepBursts[i], byOutsideGc),
+    queuedBytes: footprints[i][0],
   }));
   const admitOps = quick ? 50_000 : 300_000;
-  const shallowAdmit = await medianOf(rounds, async () => admitAndCancelAtDepth(32, admitOps));
-  const deepAdmit = await medianOf(rounds, async () => admitAndCancelAtDepth(deep, admitOps));
+  const runtimeWorker = made[0].worker;
+  const shallowAdmit = await medianOf(rounds, () => runtimeWorker.run('admitAndCancel', 32, admitOps));
+  const deepAdmit = await medianOf(rounds, () => runtimeWorker.run('admitAndCancel', deep, admitOps));
+  await Promise.all([alone.close(), ...made.map((subject) => subject.worker.close())]);
   const [sluice, core, limit, queue] = results;
   const addedUs = (rate) => 1e6 / rate - 1e6 / floorRate;
   const loopRows = results.map((r) => [
@@ -202,10 +97,21 @@ export async function benchScheduler({ quick = false } = {}) {
     fmt(r.deepBurst.drainRate),
     fmt(r.deepBurst.drainRate / r.shallowBurst.drainRate, 2),
   ]);
+  const gcRows = results.map((r) => [
+    r.name,
+    fmt(r.shallowOutsideGc.gcShare * 100, 0) + ' %',
+    fmt(r.deepOutsideGc.gcShare * 100, 0) + ' %',
+    fmt(r.shallowOutsideGc.outsideGcRate),
+    fmt(r.deepOutsideGc.outsideGcRate),
+    fmt(r.deepOutsideGc.outsideGcRate / r.shallowOutsideGc.outsideGcRate, 2),
+  ]);
+  const outsideGcRatio = sluice.deepOutsideGc.outsideGcRate / sluice.shallowOutsideGc.outsideGcRate;
   const drainRatio = sluice.deepBurst.drainRate / sluice.shallowBurst.drainRate;
   const markdown = [
     `No-op calls (built-in \`echo\` model at 0 ms), concurrency 4. Median of ${rounds} rounds after a warm-up ` +
-      `round; within a round the subjects take turns, and the heap is collected before each run.`,
+      `round; within a round the subjects take turns, and the heap is collected before each run. Each subject ` +
+      `runs in a worker thread of its own, so no subject's code shares type feedback with another's — as in a ` +
+      `process that uses only one of them.`,
     '',
     '- *Sluice runtime (full bookkeeping)*: `ModelRuntime.complete` — synchronous admission with the bounded size count, ' +
       'a temporary task budget, FIFO slots, one absolute deadline, phases and the snapshot job list, a `ModelRequest` ' +
@@ -252,13 +158,39 @@ export async function benchScheduler({ quick = false } = {}) {
       burstRows,
     ),
     '',
+    `**Where depth goes.** The same bursts, admission and drain together, with the garbage collector's pauses ` +
+      `(as V8 reports them to \`PerformanceObserver\`: scavenges, mark-compact, incremental marking steps) ` +
+      `counted apart: their share of the time, and the rate of the time left — the queue, the bookkeeping and ` +
+      `the promises.`,
+    '',
+    table(
+      [
+        'subject',
+        'GC share (36)',
+        `GC share (${fmt(deep)})`,
+        'calls/s outside GC (36)',
+        `calls/s outside GC (${fmt(deep)})`,
+        'ratio',
+      ],
+      gcRows,
+    ),
+    '',
+    `**Memory.** Heap held per waiting call: ${fmt(deep)} calls admitted behind the 4 running ones, measured ` +
+      `after a full collection against the heap before them.`,
+    '',
+    table(
+      ['subject', 'heap per queued call'],
+      results.map((r) => [r.name, `${fmt(r.queuedBytes)} B`]),
+    ),
+    '',
     `Targets: Sluice ≥ 1.0× p-limit with full bookkeeping — **${fmt(sluice.boundedRate / limit.boundedRate, 2)}×** ` +
       `(scheduler core ${fmt(core.boundedRate / limit.boundedRate, 2)}×,` +
       ` vs p-queue ${fmt(sluice.boundedRate / queue.boundedRate, 2)}×). Throughput at a ${fmt(deep)}-deep backlog ` +
       `within 20 % of the bounded case (O(1) queue) — working through it: ` +
       `**${fmt((drainRatio - 1) * 100, 1)} %**; admitting it: ` +
       `**${fmt((sluice.deepBurst.admitRate / sluice.shallowBurst.admitRate - 1) * 100, 1)} %**; with the backlog ` +
-      `sustained: **${fmt((sluice.deepRate / sluice.boundedRate - 1) * 100, 1)} %**.`,
+      `sustained: **${fmt((sluice.deepRate / sluice.boundedRate - 1) * 100, 1)} %**; outside the collector's ` +
+      `pauses: **${fmt((outsideGcRatio - 1) * 100, 1)} %**.`,
     '',
     `A backlog of ${fmt(deep)} makes every waiting call's objects outlive the young generation of V8's heap, so ` +
       `each is copied by the scavenger and later collected by the old generation's mark-compact, whatever the ` +
