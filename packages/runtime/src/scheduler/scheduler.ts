@@ -99,11 +99,11 @@ export class Scheduler {
       job.accept(timeoutMs, now);
       this.jobs.add(job);
       job.timer = this.deadlines.add(job);
-      if (this.observer) this.notify('admitted', job);
+      this.notify('admitted', job);
       if (slotFree) this.grantSlot(job, now);
       else this.queue.link(job);
     } catch (error) {
-      if (this.observer) this.notify('rejected', error as ModelRuntimeError);
+      this.notify('rejected', error as ModelRuntimeError);
       throw error;
     }
   }
@@ -138,7 +138,7 @@ export class Scheduler {
     this.slotsInUse--;
     this.clearTimer(job);
     this.move(job, 'Cleaning', now);
-    if (this.observer) this.notify('slotReleased', job);
+    this.notify('slotReleased', job);
     this.grantNext(now);
   }
 
@@ -151,7 +151,7 @@ export class Scheduler {
     this.clearTimer(job);
     this.cleaning--;
     this.jobs.remove(job);
-    if (this.observer) this.notify('finished', job);
+    this.notify('finished', job);
     if (this.jobs.size === 0 && this.drainWaiters.length > 0) {
       const waiters = this.drainWaiters;
       this.drainWaiters = [];
@@ -224,7 +224,7 @@ export class Scheduler {
     job.holdsSlot = true;
     this.slotsInUse++;
     this.move(job, 'Preparing', now);
-    if (this.observer) this.notify('slotGranted', job);
+    this.notify('slotGranted', job);
     job.granted(now);
   }
 
@@ -245,10 +245,12 @@ export class Scheduler {
     hook: K,
     subject: Parameters<NonNullable<SchedulerObserver[K]>>[0],
   ): void {
-    const fn = this.observer?.[hook] as ((subject: unknown) => void) | undefined;
+    const observer = this.observer;
+    if (observer === undefined) return;
+    const fn = observer[hook] as ((subject: unknown) => void) | undefined;
     if (fn === undefined) return;
     try {
-      fn.call(this.observer, subject);
+      fn.call(observer, subject);
     } catch (error) {
       this.reportError(error);
     }
