@@ -109,7 +109,7 @@ function withResolvers() {
 async function bursts(depth, total, subject) {
   let admitting = 0;
   let draining = 0;
-  const began = performance.now();
+  const gcPauses = watchGcPauses();
   for (let done = 0; done < total; done += depth) {
     // Each result is taken and dropped, as a caller would: none is kept until the burst ends.
     const { promise: drained, resolve } = withResolvers();
@@ -125,7 +125,7 @@ async function bursts(depth, total, subject) {
     draining += performance.now() - admitted;
   }
   const calls = Math.ceil(total / depth) * depth;
-  const gcMs = await gcPausesSince(began);
+  const gcMs = await gcPauses.stop();
   return {
     admitRate: calls / (admitting / 1000),
     drainRate: calls / (draining / 1000),
@@ -134,19 +134,24 @@ async function bursts(depth, total, subject) {
   };
 }
 
-// The collector's pauses as V8 reports them (scavenges, mark-compact, incremental steps).
-const pauses = [];
-const gcObserver = new PerformanceObserver((list) => pauses.push(...list.getEntries()));
-gcObserver.observe({ entryTypes: ['gc'] });
-
-/** Milliseconds of GC pauses that began since `start` (on `performance.now()`'s scale). */
-async function gcPausesSince(start) {
-  await new Promise((resolve) => setTimeout(resolve, 0)); // let the last pauses be reported
-  pauses.push(...gcObserver.takeRecords());
+/**
+ * Watches the collector's pauses as V8 reports them (scavenges, mark-compact, incremental
+ * steps); `stop` ends the watch and returns the milliseconds they took.
+ */
+function watchGcPauses() {
   let ms = 0;
-  for (const pause of pauses) if (pause.startTime >= start) ms += pause.duration;
-  pauses.length = 0;
-  return ms;
+  const observer = new PerformanceObserver((list) => {
+    for (const pause of list.getEntries()) ms += pause.duration;
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    async stop() {
+      await new Promise((resolve) => setTimeout(resolve, 0)); // let the last pauses be reported
+      for (const pause of observer.takeRecords()) ms += pause.duration;
+      observer.disconnect();
+      return ms;
+    },
+  };
 }
 
 /**
@@ -154,7 +159,7 @@ async function gcPausesSince(start) {
  * (4 calls hold the slots and never finish): synchronous work on the queue itself, so its
  * per-call cost shows whether the queue is O(1). Calls per second.
  */
-export function admitAndCancelAtDepth(depth, ops) {
+function admitAndCancelAtDepth(depth, ops) {
   const journal = new MemoryJournal({ maxRecords: 4_096, whenFull: 'evict' });
   const runtime = new ModelRuntime({
     provider: new EchoProvider({ latencyMs: 2 ** 31 - 1 }),
@@ -186,7 +191,7 @@ async function queuedFootprint(make, depth) {
 }
 
 /** The subjects by key: each makes a caller for a wait queue of `maxQueued`. */
-export const makers = {
+const makers = {
   sluice: ours,
   core: schedulerCore,
   plimit: viaPLimit,
@@ -196,7 +201,8 @@ export const makers = {
 
 /**
  * One subject, built once in its worker with a bounded queue (32) and a deep one (`deep`), and
- * the measurements the bench asks of it.
+ * the measurements the bench asks of it. Only the runtime measures its queue alone
+ * (`admitAndCancel`).
  */
 export function subjectFor(key, deep) {
   const make = makers[key];
@@ -217,8 +223,6 @@ export function subjectFor(key, deep) {
     footprint() {
       return queuedFootprint(make, deep);
     },
-    admitAndCancel(depth, ops) {
-      return admitAndCancelAtDepth(depth, ops);
-    },
+    ...(key === 'sluice' && { admitAndCancel: admitAndCancelAtDepth }),
   };
 }
