@@ -3,14 +3,18 @@ import { randomBytes } from 'node:crypto';
 /**
  * Makes UUIDv7 call ids (RFC 9562): a millisecond timestamp, then a 12-bit counter within the
  * millisecond (method 1), then 62 random bits fixed per generator. Ids are unique and sorted
- * by creation, which keeps journal indexes append-only, and cost a string concatenation.
+ * by creation, which keeps journal indexes append-only, and cost one string concatenation.
  */
 export class CallIdGenerator {
   private lastMs = -1;
   private counter = 0;
   private prefix = '';
-  /** `-` and the random tail, joined once: each id is then two concatenations. */
+  /** `-` and the random tail, joined once. */
   private readonly tail: string;
+  /** The counter's digits and the tail, joined on first use: each id is then one concatenation. */
+  private readonly suffixes: Array<string | undefined> = new Array<string | undefined>(0x1000).fill(
+    undefined,
+  );
 
   constructor() {
     const random = randomBytes(8);
@@ -33,7 +37,8 @@ export class CallIdGenerator {
       const hex = now.toString(16).padStart(12, '0');
       this.prefix = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7`;
     }
-    return this.prefix + HEX3[this.counter] + this.tail;
+    const counter = this.counter;
+    return this.prefix + (this.suffixes[counter] ??= HEX3[counter] + this.tail);
   }
 }
 

@@ -18,3 +18,4 @@ export * from './journal/journal-errors.js';
 export * from './journal/sqlite-journal.js';
 export { JOURNAL_SCHEMA_VERSION } from './journal/sqlite-schema.js';
 export * from './ids.js';
+export * from './keep-shape.js';

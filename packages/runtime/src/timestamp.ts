@@ -5,6 +5,14 @@
  */
 export function isoTimestamp(epochMs: number): string {
   const ms = Math.floor(epochMs);
+  // Records come by the thousand each millisecond: the last text is handed out again.
+  if (ms === lastMs) return lastText;
+  lastMs = ms;
+  lastText = format(ms);
+  return lastText;
+}
+
+function format(ms: number): string {
   const second = Math.floor(ms / 1000);
   if (second !== lastSecond) {
     lastSecond = second;
@@ -16,6 +24,8 @@ export function isoTimestamp(epochMs: number): string {
   return lastPrefix + MILLIS[ms - second * 1000];
 }
 
+let lastMs = Number.NaN;
+let lastText = '';
 let lastSecond = Number.NaN;
 let lastPrefix = '';
 

@@ -2,6 +2,7 @@ import type { ModelStopReason } from '@sluice/protocol';
 import type { TaskBudget } from '../budget/task-budget.js';
 import type { ModelRuntimeError, RecordingEvidence } from '../errors.js';
 import type { AppendListener } from '../journal/records.js';
+import { keepShape } from '../keep-shape.js';
 import { Job, type JobRequest } from '../scheduler/job.js';
 import type { GenerationRequest, ModelResponse, ProviderCallOptions, Usage } from '../types.js';
 import type { StreamChannel } from './stream-channel.js';
@@ -34,6 +35,19 @@ export interface CallRequest extends JobRequest {
 }
 
 /**
+ * Where a call's provider execution stands: not started (waiting for a slot or for the request
+ * record), running (an abort then ends it at once, SCH-8), or done — over or never to start, so
+ * a late provider answer after an abort is ignored.
+ */
+export type Execution = 'idle' | 'running' | 'done';
+
+/** The host's abort signal and the listener that forwards it, while the call runs. */
+interface HostAbort {
+  signal: AbortSignal;
+  listener: () => void;
+}
+
+/**
  * One call through the gateway: the scheduler's job, its budget, its journal appends, and who
  * receives the result. It is also the options object handed to the provider — whose `signal`
  * is created only if the provider reads it — and the listener of its own journal appends. One
@@ -47,33 +61,33 @@ export class Call extends Job implements ProviderCallOptions, AppendListener {
   /** The task's shared budget; undefined for a call in a trivial temporary scope. */
   readonly budget: TaskBudget | undefined;
   readonly channel: StreamChannel | undefined;
-  /** Whether the `ModelRequest` append has settled, and its evidence if it failed. */
-  requestSettled = false;
-  requestEvidence: RecordingEvidence | undefined;
-  /** What to do once the request record settles: start the provider, or record the result. */
-  waiting: 'start' | 'record' | undefined;
-  /** Set once execution ended, so a late provider answer after an abort is ignored. */
-  executionDone = false;
-  /** Set while the provider runs: an abort then ends execution at once (SCH-8). */
-  executing = false;
-  outcome: Outcome | undefined;
-  failure: ModelRuntimeError | undefined;
-  private hostSignal: AbortSignal | undefined;
-  private onHostAbort: (() => void) | undefined;
-  private resolve: ((response: ModelResponse) => void) | undefined;
-  private reject: ((error: ModelRuntimeError) => void) | undefined;
-  /** A complete call's result when it settled before its promise existed. */
-  private early: { outcome: Outcome | undefined; error: ModelRuntimeError | undefined } | undefined;
+  execution: Execution = 'idle';
+  /** Evidence of a failed `ModelRequest` append; the request record settled either way once set. */
+  requestEvidence: RecordingEvidence | undefined = undefined;
+  outcome: Outcome | undefined = undefined;
+  /** Why execution failed, then the error the call settles with. */
+  failure: ModelRuntimeError | undefined = undefined;
+  private host: HostAbort | undefined = undefined;
+  private resolve: ((response: ModelResponse) => void) | undefined = undefined;
+  private reject: ((error: ModelRuntimeError) => void) | undefined = undefined;
+  private readonly driver: CallDriver;
 
-  constructor(
-    request: CallRequest,
-    private readonly driver: CallDriver,
-  ) {
+  constructor(request: CallRequest, driver: CallDriver) {
     super(request);
     this.turnId = request.turnId;
     this.model = request.model;
     this.budget = request.budget;
     this.channel = request.channel;
+    this.driver = driver;
+  }
+
+  /** Whether the `ModelRequest` append was confirmed or failed. */
+  get requestSettled(): boolean {
+    return this.requestRecorded || this.requestEvidence !== undefined;
+  }
+
+  override get stopReason(): string | undefined {
+    return this.outcome?.stopReason ?? this.failure?.code;
   }
 
   /** Counts the effective options it will record, by arithmetic (SCH-17). */
@@ -90,7 +104,7 @@ export class Call extends Job implements ProviderCallOptions, AppendListener {
   }
 
   protected override aborted(reason: ModelRuntimeError): void {
-    if (this.executing) this.driver.endExecution(this, undefined, reason);
+    if (this.execution === 'running') this.driver.endExecution(this, undefined, reason);
   }
 
   /** The journal's answer for the one append this call has outstanding. */
@@ -100,30 +114,22 @@ export class Call extends Job implements ProviderCallOptions, AppendListener {
   }
 
   /** Forwards the host's cancellation to the job until {@link detach}. */
-  attach(signal: AbortSignal, onAbort: () => void): void {
-    this.hostSignal = signal;
-    this.onHostAbort = onAbort;
-    signal.addEventListener('abort', onAbort, { once: true });
+  attach(signal: AbortSignal, listener: () => void): void {
+    this.host = { signal, listener };
+    signal.addEventListener('abort', listener, { once: true });
   }
 
   detach(): void {
-    if (this.hostSignal && this.onHostAbort) this.hostSignal.removeEventListener('abort', this.onHostAbort);
-    this.hostSignal = this.onHostAbort = undefined;
+    const host = this.host;
+    if (host === undefined) return;
+    this.host = undefined;
+    host.signal.removeEventListener('abort', host.listener);
   }
 
-  /** A complete call's promise, settled by {@link deliver} (even if that already happened). */
-  promise(): Promise<ModelResponse> {
-    return new Promise<ModelResponse>((resolve, reject) => {
-      const early = this.early;
-      if (early) {
-        this.early = undefined;
-        if (early.error) reject(early.error);
-        else resolve(early.outcome as Outcome);
-        return;
-      }
-      this.resolve = resolve;
-      this.reject = reject;
-    });
+  /** A complete call's caller: {@link deliver} settles its promise through these. */
+  settleWith(resolve: (response: ModelResponse) => void, reject: (error: ModelRuntimeError) => void): void {
+    this.resolve = resolve;
+    this.reject = reject;
   }
 
   /** Hands the recorded outcome, or the error to report, to whoever waits for the call. */
@@ -138,12 +144,27 @@ export class Call extends Job implements ProviderCallOptions, AppendListener {
       return;
     }
     const { resolve, reject } = this;
-    if (!resolve || !reject) {
-      this.early = { outcome, error };
-      return;
-    }
+    if (!resolve || !reject) throw new Error(`call ${this.callId} settled before it had a caller`);
     this.resolve = this.reject = undefined;
     if (error) reject(error);
     else resolve(outcome as Outcome);
   }
 }
+
+// Built at load and kept, so that V8 keeps the hidden classes of calls (see keepShape).
+keepShape(
+  new Call(
+    {
+      callId: '',
+      taskId: '',
+      sessionId: undefined,
+      kind: 'complete',
+      request: { messages: [] },
+      turnId: undefined,
+      model: '',
+      budget: undefined,
+      channel: undefined,
+    },
+    {} as CallDriver,
+  ),
+);

@@ -11,7 +11,13 @@ import {
   RecordingError,
   type RecordingEvidence,
 } from '../errors.js';
-import type { Journal, JournalRecord, ModelRequestRecord, ModelResultRecord } from '../journal/records.js';
+import type {
+  Journal,
+  JournalRecord,
+  ModelRequestRecord,
+  ModelResultRecord,
+  RecordedOptions,
+} from '../journal/records.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
 import { Scheduler, type SchedulerObserver } from '../scheduler/scheduler.js';
 import type { GenerationRequest, ModelProvider, ModelResponse, ModelStreamEvent } from '../types.js';
@@ -19,6 +25,7 @@ import { CallIdGenerator } from '../ids.js';
 import { isoTimestamp } from '../timestamp.js';
 import { WallClock } from '../wall-clock.js';
 import { jsonStringBytes } from '../scheduler/request-size.js';
+import { LastStringBytes } from './last-string-bytes.js';
 import { Call, type CallDriver, type Outcome } from './call.js';
 import { countedOptionsBytes } from './counted-options.js';
 import { StreamChannel } from './stream-channel.js';
@@ -100,6 +107,11 @@ export class ModelRuntime implements ModelGateway, CallDriver {
   private readonly temporaryBudgetLimits: Readonly<TaskBudgetLimits>;
   /** A temporary scope that can neither refuse its one call nor bound its time needs no object. */
   private readonly trivialTemporaryScope: boolean;
+  /** A session's calls name the same session and turn one after another: their sizes are kept. */
+  private readonly sessionIdBytes = new LastStringBytes();
+  private readonly turnIdBytes = new LastStringBytes();
+  private lastCompleteOptions: RecordedOptions | undefined = undefined;
+  private lastStreamOptions: RecordedOptions | undefined = undefined;
 
   constructor(options: ModelRuntimeOptions) {
     if (!options.provider) throw new TypeError('provider is required');
@@ -132,13 +144,18 @@ export class ModelRuntime implements ModelGateway, CallDriver {
 
   /** Generates a complete answer. Throws admission errors synchronously. */
   complete(request: GenerationRequest, options: CallOptions = NO_OPTIONS): Promise<ModelResponse> {
-    return this.admit(request, options, undefined).promise();
+    const call = this.admit(request, options, undefined);
+    // The promise exists before the request is recorded, so a journal that fails at once can settle it.
+    const answer = new Promise<ModelResponse>((resolve, reject) => call.settleWith(resolve, reject));
+    this.recordRequest(call);
+    return answer;
   }
 
   /** Streams an answer. Throws admission errors synchronously; `finished` comes only once recorded. */
   stream(request: GenerationRequest, options: CallOptions = NO_OPTIONS): ModelStream {
     const channel = new StreamChannel();
     const call = this.admit(request, options, channel);
+    this.recordRequest(call);
     const scheduler = this.scheduler;
     return {
       callId: call.callId,
@@ -169,8 +186,8 @@ export class ModelRuntime implements ModelGateway, CallDriver {
   }
 
   /**
-   * Budget check, scheduler admission (which may grant the slot at once), then the request
-   * append; the call runs from the journal's and the scheduler's notifications.
+   * Budget check, then scheduler admission, which may grant the slot at once; the call then
+   * runs from the journal's and the scheduler's notifications, once its request is recorded.
    */
   private admit(request: GenerationRequest, options: CallOptions, channel: StreamChannel | undefined): Call {
     const signal = options.signal;
@@ -189,8 +206,6 @@ export class ModelRuntime implements ModelGateway, CallDriver {
         sessionId: options.sessionId,
         kind: channel ? 'stream' : 'complete',
         request,
-        timeout: options.timeoutMs,
-        capMs: budget?.remainingActivityMs(),
         turnId: options.turnId,
         model: options.model ?? this.provider.defaultModel,
         budget,
@@ -198,23 +213,43 @@ export class ModelRuntime implements ModelGateway, CallDriver {
       },
       this,
     );
-    this.scheduler.admit(call, now);
+    this.scheduler.admit(call, options.timeoutMs, budget?.remainingActivityMs(), now);
     budget?.begin(now);
     if (signal) call.attach(signal, () => this.scheduler.abort(call, new CancelledError('host')));
+    return call;
+  }
+
+  /** Starts appending the accepted call's request record, before the provider may start (SCH-9). */
+  private recordRequest(call: Call): void {
+    // Records are written whole, absent members as undefined (JSON leaves them out), so that
+    // every record of a kind has one hidden class and the code building them stays optimized.
     const record: ModelRequestRecord = {
       version: 1,
       type: 'model_request',
-      callId,
+      callId: call.callId,
       taskId: call.taskId,
-      at: isoTimestamp(wallMs),
-      request,
-      options: { timeoutMs: call.timeoutMs, provider: this.providerName, model: call.model, kind: call.kind },
+      sessionId: call.sessionId,
+      turnId: call.turnId,
+      at: isoTimestamp(this.wallAt(call.admittedAt)),
+      request: call.request,
+      options: this.recordedOptions(call),
     };
-    if (call.sessionId !== undefined) record.sessionId = call.sessionId;
-    if (call.turnId !== undefined) record.turnId = call.turnId;
     call.pendingAppends++;
     this.journal.write(record, call);
-    return call;
+  }
+
+  /**
+   * The options `call` records. Calls mostly share them, and records are never changed once
+   * written, so the last ones of each kind are frozen and handed out again.
+   */
+  private recordedOptions(call: Call): RecordedOptions {
+    const { timeoutMs, model, kind } = call;
+    const last = kind === 'complete' ? this.lastCompleteOptions : this.lastStreamOptions;
+    if (last !== undefined && last.timeoutMs === timeoutMs && last.model === model) return last;
+    const options: RecordedOptions = Object.freeze({ timeoutMs, provider: this.providerName, model, kind });
+    if (kind === 'complete') this.lastCompleteOptions = options;
+    else this.lastStreamOptions = options;
+    return options;
   }
 
   /**
@@ -230,8 +265,8 @@ export class ModelRuntime implements ModelGateway, CallDriver {
       call.kind === 'complete' ? COMPLETE_BYTES : STREAM_BYTES,
       // A temporary task is named `tmp-<callId>`, and call ids are plain ASCII.
       budget ? budget.taskIdJsonBytes : call.callId.length + 6,
-      sessionId === undefined ? undefined : jsonStringBytes(sessionId, Infinity),
-      turnId === undefined ? undefined : jsonStringBytes(turnId, Infinity),
+      sessionId === undefined ? undefined : this.sessionIdBytes.of(sessionId),
+      turnId === undefined ? undefined : this.turnIdBytes.of(turnId),
     );
   }
 
@@ -241,15 +276,12 @@ export class ModelRuntime implements ModelGateway, CallDriver {
    * aborted, whichever comes first (SCH-8). Event-driven, so a call costs few promises.
    */
   run(call: Call, now?: number): void {
-    if (!call.requestSettled) {
-      call.waiting = 'start';
-      return;
-    }
+    if (!call.requestSettled) return; // starts once the request record settles
     if (call.requestEvidence)
       return this.endExecution(call, undefined, new RecordingError(call.requestEvidence));
     if (call.abortReason) return this.endExecution(call, undefined, call.abortReason);
     this.scheduler.startExecuting(call, now ?? this.clock.now());
-    call.executing = true;
+    call.execution = 'running';
     let answer: Promise<Outcome>;
     try {
       answer = call.channel ? this.pump(call, call.channel) : this.provider.complete(call.request, call);
@@ -267,31 +299,30 @@ export class ModelRuntime implements ModelGateway, CallDriver {
    * record the result once the request record has settled (SCH-15).
    */
   endExecution(call: Call, outcome: Outcome | undefined, failure: ModelRuntimeError | undefined): void {
-    if (call.executionDone) return;
-    call.executionDone = true;
-    call.executing = false;
+    if (call.execution === 'done') return;
+    call.execution = 'done';
     call.outcome = outcome;
     call.failure = failure && call.abortReason ? call.abortReason : failure;
     const now = this.clock.now();
     this.scheduler.releaseSlot(call, now);
     call.detach();
-    if (call.requestSettled) this.recordResult(call, now);
-    else call.waiting = 'record';
+    if (call.requestSettled) this.recordResult(call, now); // else once the request record settles
   }
 
   /** @internal The request record is confirmed, or failed with `error`. */
   requestAppended(call: Call, error: Error | undefined): void {
     call.pendingAppends--;
-    call.requestSettled = true;
+    // What waited for this record: an execution that ended (its result is recorded next) or a
+    // granted slot (the provider may start). A queued call waits for its slot instead.
+    const ended = call.execution === 'done';
+    const granted = !ended && call.phase === 'Preparing';
     if (error) {
       call.requestEvidence = this.evidence(call, 'model_request', error);
-      // A queued job leaves the queue at once; the provider never starts (SCH-15).
+      // A queued job leaves the queue at once and settles; the provider never starts (SCH-15).
       this.scheduler.abort(call, new RecordingError(call.requestEvidence));
     } else call.requestRecorded = true;
-    const next = call.waiting;
-    call.waiting = undefined;
-    if (next === 'start') this.run(call);
-    else if (next === 'record') this.recordResult(call, this.clock.now());
+    if (ended) this.recordResult(call, this.clock.now());
+    else if (granted) this.run(call);
   }
 
   /** @internal The result record is confirmed, or failed with `error`: the call settles. */
@@ -327,7 +358,7 @@ export class ModelRuntime implements ModelGateway, CallDriver {
   /** Settles the budget, frees the in-flight unit, then delivers. */
   private settle(call: Call, error: ModelRuntimeError | undefined): void {
     const { outcome } = call;
-    call.stopReason = outcome?.stopReason ?? error?.code;
+    call.failure = error; // the call's stop reason, with the outcome's
     call.budget?.settle(outcome?.usage, costOf(outcome?.usage, this.pricing));
     this.scheduler.finish(call);
     call.deliver(error ? undefined : outcome, error);
@@ -373,26 +404,27 @@ export class ModelRuntime implements ModelGateway, CallDriver {
     failure: ModelRuntimeError | undefined,
     now: number,
   ): ModelResultRecord {
-    const record: ModelResultRecord = {
+    return {
       version: 1,
       type: 'model_result',
       callId: call.callId,
       taskId: call.taskId,
+      sessionId: call.sessionId,
       at: isoTimestamp(this.wallAt(now)),
       outcome: outcome ? 'success' : 'error',
       durationMs: Math.round(now - call.admittedAt),
+      stopReason: outcome?.stopReason,
+      usage: outcome?.usage,
+      costMinor: outcome && this.pricing ? costOf(outcome.usage, this.pricing) : undefined,
+      text: outcome?.text,
+      error: !outcome && failure ? { code: failure.code, message: failure.message } : undefined,
     };
-    if (call.sessionId !== undefined) record.sessionId = call.sessionId;
-    if (outcome) {
-      record.stopReason = outcome.stopReason;
-      record.usage = outcome.usage;
-      record.text = outcome.text;
-      if (this.pricing) record.costMinor = costOf(outcome.usage, this.pricing);
-    } else if (failure) record.error = { code: failure.code, message: failure.message };
-    return record;
   }
 
-  /** Epoch ms at the clock's `now`: the injected wall clock, else derived without a second read. */
+  /**
+   * Epoch ms at the clock's `now`: the injected wall clock, else derived without a clock read —
+   * the same for the same `now` within a second, so a call's id and its request record agree.
+   */
   private wallAt(now: number): number {
     return this.wallClockMs ? this.wallClockMs() : this.wallClock.at(now);
   }

@@ -1,4 +1,5 @@
 import type { ModelStreamEvent } from '../types.js';
+import { keepShape } from '../keep-shape.js';
 import type { Job } from '../scheduler/job.js';
 
 type Pull = { resolve: (r: IteratorResult<ModelStreamEvent>) => void; reject: (e: unknown) => void };
@@ -9,9 +10,9 @@ type Pull = { resolve: (r: IteratorResult<ModelStreamEvent>) => void; reject: (e
  * slow consumer slows the provider instead of growing memory (streaming backpressure, SCH-10).
  */
 export class StreamChannel {
-  private pull: Pull | undefined;
-  private demandWaiter: (() => void) | undefined;
-  private final: { event?: ModelStreamEvent; error?: unknown } | undefined;
+  private pull: Pull | undefined = undefined;
+  private demandWaiter: (() => void) | undefined = undefined;
+  private final: { event?: ModelStreamEvent; error?: unknown } | undefined = undefined;
   private done = false;
 
   /** Driver: waits until the consumer wants an event, or rejects when `job` is aborted. */
@@ -74,3 +75,6 @@ export class StreamChannel {
     else pull.resolve({ value: undefined, done: true });
   }
 }
+
+// Built at load and kept, so that V8 keeps the hidden classes of channels (see keepShape).
+keepShape(new StreamChannel());

@@ -56,10 +56,11 @@ export class MemoryJournal implements Journal {
         return tell(listener, full, this.reportError);
       }
       this.ring[this.start] = record;
-      this.start = (this.start + 1) % this.maxRecords;
+      this.start = this.start + 1 === this.maxRecords ? 0 : this.start + 1;
       return tell(listener, undefined, this.reportError);
     }
-    this.ring[(this.start + this.count) % this.maxRecords] = record;
+    const end = this.start + this.count;
+    this.ring[end < this.maxRecords ? end : end - this.maxRecords] = record;
     this.count++;
     tell(listener, undefined, this.reportError);
   }

@@ -1,19 +1,42 @@
 import type { Clock, TimerHandle } from '../clock.js';
-import { LinkedQueue, type QueueNode } from './linked-queue.js';
 
-/** Something with a fixed absolute deadline, kept by {@link DeadlineTimers}. */
+/**
+ * Something with a fixed absolute deadline, kept by {@link DeadlineTimers}. It is its own entry:
+ * the links are its fields, so watching it allocates nothing.
+ */
 export interface Deadlined {
   readonly timeoutMs: number;
   readonly deadline: number;
+  /** @internal the group it is watched in; undefined when not watched */
+  deadlineGroup: DeadlineGroup<Deadlined> | undefined;
+  /** @internal */
+  deadlinePrev: Deadlined | undefined;
+  /** @internal */
+  deadlineNext: Deadlined | undefined;
+}
+
+/**
+ * The entries sharing one timeout, in admission order. Admission time only grows, so their
+ * deadlines are in order too: the head is always the earliest.
+ */
+export class DeadlineGroup<T extends Deadlined> {
+  head: T | undefined;
+  tail: T | undefined;
+  size = 0;
+
+  constructor(readonly timeoutMs: number) {}
 }
 
 /**
  * Enforces many absolute deadlines with one clock timer. Entries are grouped by timeout:
  * within a group deadlines arrive in order (admission time only grows), so add, remove and
- * expiry are O(1) per entry and the timer is re-armed only when an earlier deadline appears.
+ * expiry are O(1) per entry, and the timer is re-armed only when an earlier deadline appears.
+ * Calls mostly share a few timeouts, so the group of the last one added is kept at hand.
  */
 export class DeadlineTimers<T extends Deadlined> {
-  private readonly groups = new Map<number, LinkedQueue<T>>();
+  private readonly groups = new Map<number, DeadlineGroup<T>>();
+  /** The group the last entry joined (still in `groups` while it has entries). */
+  private last: DeadlineGroup<T> | undefined;
   private timer: TimerHandle | undefined;
   private armedAt = Infinity;
 
@@ -22,24 +45,48 @@ export class DeadlineTimers<T extends Deadlined> {
     private readonly expire: (entry: T) => void,
   ) {}
 
-  /** Starts watching `entry`; returns the handle for {@link remove}. */
-  add(entry: T): QueueNode<T> {
-    let group = this.groups.get(entry.timeoutMs);
-    if (!group) {
-      group = new LinkedQueue<T>();
-      this.groups.set(entry.timeoutMs, group);
+  /** Starts watching `entry` until it expires or is {@link remove}d; it must not be watched already. */
+  add(entry: T): void {
+    if (entry.deadlineGroup !== undefined) throw new RangeError('the entry is watched already');
+    let group = this.last;
+    if (group === undefined || group.timeoutMs !== entry.timeoutMs || group.size === 0) {
+      group = this.groups.get(entry.timeoutMs);
+      if (group === undefined) {
+        group = new DeadlineGroup<T>(entry.timeoutMs);
+        this.groups.set(entry.timeoutMs, group);
+      }
+      this.last = group;
     }
-    const node = group.enqueue(entry);
+    entry.deadlineGroup = group as DeadlineGroup<Deadlined>;
+    entry.deadlinePrev = group.tail;
+    entry.deadlineNext = undefined;
+    if (group.tail) group.tail.deadlineNext = entry;
+    else group.head = entry;
+    group.tail = entry;
+    group.size++;
     if (entry.deadline < this.armedAt) this.arm(entry.deadline);
-    return node;
   }
 
-  /** Stops watching; the timer goes away with the last entry. */
-  remove(node: QueueNode<T>): void {
-    const group = this.groups.get(node.value.timeoutMs);
-    if (!group || !group.remove(node)) return;
-    if (group.size === 0) this.groups.delete(node.value.timeoutMs);
-    if (this.groups.size === 0) this.disarm();
+  /** Stops watching `entry`; a no-op when it is not watched. The timer goes away with the last entry. */
+  remove(entry: T): void {
+    const group = entry.deadlineGroup as DeadlineGroup<T> | undefined;
+    if (group === undefined) return;
+    this.unlink(group, entry);
+    if (group.size === 0 && this.groups.get(group.timeoutMs) === group) {
+      this.groups.delete(group.timeoutMs);
+      if (this.groups.size === 0) this.disarm();
+    }
+  }
+
+  private unlink(group: DeadlineGroup<T>, entry: T): void {
+    const prev = entry.deadlinePrev as T | undefined;
+    const next = entry.deadlineNext as T | undefined;
+    if (prev) prev.deadlineNext = next;
+    else group.head = next;
+    if (next) next.deadlinePrev = prev;
+    else group.tail = prev;
+    entry.deadlinePrev = entry.deadlineNext = entry.deadlineGroup = undefined;
+    group.size--;
   }
 
   private fire(): void {
@@ -47,15 +94,14 @@ export class DeadlineTimers<T extends Deadlined> {
     this.armedAt = Infinity;
     const now = this.clock.now();
     for (const [timeoutMs, group] of this.groups) {
-      for (let head = group.peek(); head && head.deadline <= now; head = group.peek()) {
-        group.dequeue();
+      for (let head = group.head; head && head.deadline <= now; head = group.head) {
+        this.unlink(group, head);
         this.expire(head);
       }
-      if (group.size === 0) this.groups.delete(timeoutMs);
+      if (group.size === 0 && this.groups.get(timeoutMs) === group) this.groups.delete(timeoutMs);
     }
     let earliest = Infinity;
-    for (const group of this.groups.values())
-      earliest = Math.min(earliest, group.peek()?.deadline ?? Infinity);
+    for (const group of this.groups.values()) earliest = Math.min(earliest, group.head?.deadline ?? Infinity);
     if (earliest < Infinity && earliest < this.armedAt) this.arm(earliest);
   }
 

@@ -1,5 +1,7 @@
 import type { ModelJobPhase, ModelJobReport } from '@sluice/protocol';
 import type { ModelRuntimeError } from '../errors.js';
+import { keepShape } from '../keep-shape.js';
+import type { DeadlineGroup, Deadlined } from './deadline-timers.js';
 import type { QueueNode } from './linked-queue.js';
 import { jsonByteLength } from './request-size.js';
 
@@ -11,78 +13,73 @@ export interface JobIdentity {
   kind: 'complete' | 'stream';
 }
 
-/** What a job asks of the scheduler: its timeout, its size and an optional cap. */
+/** A job's identity and the generation request the scheduler counts (SCH-17). */
 export interface JobRequest extends JobIdentity {
   /** The generation request, counted against `maxRequestBytes` (SCH-17). */
   request: unknown;
-  /** The caller's timeout in ms; `undefined` inherits the default (SCH-6). */
-  timeout?: number;
-  /** A further bound, from the task budget's remaining activity time (SCH-19). */
-  capMs?: number;
 }
 
 const noop = (): void => undefined;
+
+/** What only an aborted or streamed job needs: created on first use, off the hot path. */
+interface AbortState {
+  /** Created on first use of `signal`: an AbortSignal costs microseconds the hot path need not pay. */
+  controller: AbortController | undefined;
+  racer: ((reason: ModelRuntimeError) => void) | undefined;
+}
 
 /**
  * One model call inside the scheduler. The scheduler admits it, moves it through its phases
  * and tells it — through the overridable `granted`, `left` and `aborted` hooks — when it got
  * its slot, left the queue or must stop. The gateway's call extends it, so one object per
- * call carries both the scheduler's and the gateway's state.
+ * call carries both the scheduler's and the gateway's state; every field costs each call its
+ * bytes and its store, so what can be derived is derived and what is rare lives apart.
  */
-export class Job implements QueueNode<Job> {
+export class Job implements QueueNode<Job>, Deadlined {
   readonly callId: string;
   readonly taskId: string;
   readonly sessionId: string | undefined;
   readonly kind: 'complete' | 'stream';
   /** The generation request, counted at admission; never shown in a report. */
   readonly request: unknown;
-  /** @internal the caller's timeout before admission resolved it */
-  readonly requestedTimeout: number | undefined;
-  /** @internal the budget's bound on the timeout */
-  readonly capMs: number | undefined;
   // Times and the timeout start as NaN ("not yet"), never 0: NaN is a double, so these fields are
   // doubles from the first object on. A field that starts as a small integer and later holds a
   // fraction makes V8 change the layout of every job already built — with a deep queue, one slow
   // migration per queued job as the first of them runs.
   /** The effective timeout, fixed at admission (SCH-6). */
   timeoutMs = NaN;
-  /** Clock time of admission, when the job entered Queued. */
+  /** Clock time of admission, when the job entered Queued; NaN until admitted. */
   admittedAt = NaN;
-  phase: ModelJobPhase = 'Queued';
-  /** The first reason this job must stop; later reasons are ignored. */
-  abortReason: ModelRuntimeError | undefined;
-  requestRecorded = false;
-  resultRecorded = false;
-  /** Journal appends of this job not yet confirmed or failed. */
-  pendingAppends = 0;
-  stopReason: string | undefined;
-
-  /** @internal scheduler bookkeeping */
-  holdsSlot = false;
-  /** @internal */
-  admitted = false;
-  /** @internal */
-  finished = false;
-  /** @internal links in the scheduler's wait queue, of which a queued job is its own node */
-  prev: QueueNode<Job> | undefined;
-  /** @internal */
-  next: QueueNode<Job> | undefined;
-  /** @internal whether the job is in the wait queue */
-  linked = false;
-  /** @internal neighbours in the scheduler's list of in-flight jobs */
-  inflightPrev: Job | undefined;
-  /** @internal */
-  inflightNext: Job | undefined;
-  /** @internal its entry in the scheduler's deadline timers, until cleared */
-  timer: QueueNode<Job> | undefined;
-
-  /** Created on first use of `signal`: an AbortSignal costs microseconds the hot path need not pay. */
-  private controller: AbortController | undefined;
-  private racer: ((reason: ModelRuntimeError) => void) | undefined;
   /** Clock times at which the job entered Preparing, Executing and Cleaning; NaN until then. */
   private preparingAt = NaN;
   private executingAt = NaN;
   private cleaningAt = NaN;
+  phase: ModelJobPhase = 'Queued';
+  /** The first reason this job must stop; later reasons are ignored. */
+  abortReason: ModelRuntimeError | undefined = undefined;
+  requestRecorded = false;
+  resultRecorded = false;
+  /** Journal appends of this job not yet confirmed or failed. */
+  pendingAppends = 0;
+  /** @internal set once the job's in-flight unit is released */
+  finished = false;
+  /** @internal links in the scheduler's wait queue, of which a queued job is its own node */
+  prev: QueueNode<Job> | undefined = undefined;
+  /** @internal */
+  next: QueueNode<Job> | undefined = undefined;
+  /** @internal whether the job is in the wait queue */
+  linked = false;
+  /** @internal neighbours in the scheduler's list of in-flight jobs */
+  inflightPrev: Job | undefined = undefined;
+  /** @internal */
+  inflightNext: Job | undefined = undefined;
+  /** @internal the group of the scheduler's deadline timers that watches it, until cleared */
+  deadlineGroup: DeadlineGroup<Deadlined> | undefined = undefined;
+  /** @internal neighbours among the jobs with its timeout */
+  deadlinePrev: Deadlined | undefined = undefined;
+  /** @internal */
+  deadlineNext: Deadlined | undefined = undefined;
+  private abortState: AbortState | undefined = undefined;
 
   constructor(request: JobRequest) {
     this.callId = request.callId;
@@ -90,8 +87,6 @@ export class Job implements QueueNode<Job> {
     this.sessionId = request.sessionId;
     this.kind = request.kind;
     this.request = request.request;
-    this.requestedTimeout = request.timeout;
-    this.capMs = request.capMs;
   }
 
   /** @internal the job as the value of its own wait-queue node */
@@ -102,6 +97,21 @@ export class Job implements QueueNode<Job> {
   /** The absolute deadline: admission plus the effective timeout; never moves. */
   get deadline(): number {
     return this.admittedAt + this.timeoutMs;
+  }
+
+  /** @internal whether the scheduler accepted the job */
+  get admitted(): boolean {
+    return !Number.isNaN(this.admittedAt);
+  }
+
+  /** @internal whether the job holds an execution slot: only while it prepares or executes */
+  get holdsSlot(): boolean {
+    return this.phase === 'Preparing' || this.phase === 'Executing';
+  }
+
+  /** Why the call ended (a model stop reason or an error code); undefined while it runs. */
+  get stopReason(): string | undefined {
+    return undefined;
   }
 
   /**
@@ -130,36 +140,49 @@ export class Job implements QueueNode<Job> {
 
   /** @internal fixes the effective timeout and the admission time */
   accept(timeoutMs: number, now: number): void {
-    this.admitted = true;
     this.timeoutMs = timeoutMs;
     this.admittedAt = now;
   }
 
-  /** @internal */
-  enter(phase: ModelJobPhase, now: number): void {
-    this.phase = phase;
-    if (phase === 'Preparing') this.preparingAt = now;
-    else if (phase === 'Executing') this.executingAt = now;
-    else if (phase === 'Cleaning') this.cleaningAt = now;
+  /** @internal Queued → Preparing: the job holds a slot since `now`. */
+  enterPreparing(now: number): void {
+    this.phase = 'Preparing';
+    this.preparingAt = now;
+  }
+
+  /** @internal Preparing → Executing: the provider runs since `now`. */
+  enterExecuting(now: number): void {
+    this.phase = 'Executing';
+    this.executingAt = now;
+  }
+
+  /** @internal Into Cleaning at `now`, from any phase: the slot is released or was never held. */
+  enterCleaning(now: number): void {
+    this.phase = 'Cleaning';
+    this.cleaningAt = now;
   }
 
   /** Aborted once, with `abortReason`, on deadline, cancellation, shutdown or a failed request record. */
   get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.abortReason) this.controller.abort(this.abortReason);
+    const state = (this.abortState ??= { controller: undefined, racer: undefined });
+    if (!state.controller) {
+      state.controller = new AbortController();
+      if (this.abortReason) state.controller.abort(this.abortReason);
     }
-    return this.controller.signal;
+    return state.controller.signal;
   }
 
   /** @internal records the first abort reason and aborts `signal`; returns false if already aborted. */
   abort(reason: ModelRuntimeError): boolean {
     if (this.abortReason) return false;
     this.abortReason = reason;
-    this.controller?.abort(reason);
-    const racer = this.racer;
-    this.racer = undefined;
-    racer?.(reason);
+    const state = this.abortState;
+    if (state) {
+      state.controller?.abort(reason);
+      const racer = state.racer;
+      state.racer = undefined;
+      racer?.(reason);
+    }
     this.aborted(reason);
     return true;
   }
@@ -174,18 +197,19 @@ export class Job implements QueueNode<Job> {
       promise.catch(noop);
       return Promise.reject(this.abortReason);
     }
+    const state = (this.abortState ??= { controller: undefined, racer: undefined });
     return new Promise<T>((resolve, reject) => {
-      this.racer = (reason) => {
+      state.racer = (reason) => {
         promise.catch(noop);
         reject(reason);
       };
       promise.then(
         (value) => {
-          this.racer = undefined;
+          state.racer = undefined;
           resolve(value);
         },
         (error: unknown) => {
-          this.racer = undefined;
+          state.racer = undefined;
           reject(error);
         },
       );
@@ -218,7 +242,11 @@ export class Job implements QueueNode<Job> {
       resultRecorded: this.resultRecorded,
     };
     if (this.sessionId !== undefined) report.sessionId = this.sessionId;
-    if (this.stopReason !== undefined) report.stopReason = this.stopReason;
+    const stopReason = this.stopReason;
+    if (stopReason !== undefined) report.stopReason = stopReason;
     return report;
   }
 }
+
+// Built at load and kept, so that V8 keeps the hidden classes of jobs (see keepShape).
+keepShape(new Job({ callId: '', taskId: '', sessionId: undefined, kind: 'complete', request: undefined }));

@@ -77,15 +77,105 @@ function countValue(raw: unknown, counter: Counter, depth: number): boolean {
   return true;
 }
 
+/**
+ * An upper bound of {@link jsonByteLength} that reads no string's characters: a string counts
+ * as if every UTF-16 unit took six bytes (`\uXXXX`, the most JSON can write for one), so the
+ * walk costs the structure alone. A request well under the limit is proven to fit by this
+ * bound; only one near it needs the exact count. Returns some number > `limit` as soon as the
+ * bound passes it. Visits what `jsonByteLength` visits, in the same order, so it throws for
+ * the same values (cycles, BigInt, nesting over 256).
+ */
+export function jsonByteBound(value: unknown, limit: number): number {
+  const bound = boundValue(value, 0, limit);
+  return bound < 0 ? 0 : bound;
+}
+
+/** Longest `JSON.stringify` of a finite number, e.g. `-0.0000012345678901234567`. */
+const MAX_NUMBER_LENGTH = 25;
+
+// The walk dispatches on the type where it reads a value, and counts strings — most leaves of
+// a request — in place, so that each helper sees one kind of value and calls stay few.
+
+/** The bound of `value`'s JSON within `budget`; -1 when JSON omits it (undefined, functions, symbols). */
+function boundValue(value: unknown, depth: number, budget: number): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length * 6 + 2;
+    case 'object':
+      if (value === null) return 4;
+      return Array.isArray(value) ? boundArray(value, depth, budget) : boundObject(value, depth, budget);
+    case 'number':
+      if (!Number.isFinite(value)) return 4;
+      return Number.isSafeInteger(value) ? jsonNumberLength(value) : MAX_NUMBER_LENGTH;
+    case 'boolean':
+      return value ? 4 : 5;
+    case 'bigint':
+      throw new TypeError('Do not know how to serialize a BigInt');
+    default:
+      return -1;
+  }
+}
+
+function boundMember(value: unknown, depth: number, budget: number): number {
+  if (typeof value !== 'object' || value === null) return boundValue(value, depth, budget);
+  return Array.isArray(value) ? boundArray(value, depth, budget) : boundObject(value, depth, budget);
+}
+
+function boundArray(array: unknown[], depth: number, budget: number): number {
+  if (typeof (array as { toJSON?: unknown }).toJSON === 'function')
+    return boundValue((array as unknown as { toJSON: () => unknown }).toJSON(), depth, budget);
+  if (depth >= MAX_DEPTH)
+    throw new TypeError(`Converting circular structure to JSON (or nesting deeper than ${MAX_DEPTH})`);
+  const length = array.length;
+  let bytes = length > 0 ? length + 1 : 2; // brackets and commas
+  for (let i = 0; i < length && bytes <= budget; i++) {
+    const item = array[i];
+    if (typeof item === 'string') {
+      bytes += item.length * 6 + 2;
+      continue;
+    }
+    const bound = boundMember(item, depth + 1, budget - bytes);
+    bytes += bound < 0 ? 4 : bound; // an omitted item is written as null
+  }
+  return bytes;
+}
+
+function boundObject(object: object, depth: number, budget: number): number {
+  if (typeof (object as { toJSON?: unknown }).toJSON === 'function')
+    return boundValue((object as { toJSON: () => unknown }).toJSON(), depth, budget);
+  if (depth >= MAX_DEPTH)
+    throw new TypeError(`Converting circular structure to JSON (or nesting deeper than ${MAX_DEPTH})`);
+  if (object instanceof Number || object instanceof String || object instanceof Boolean)
+    return boundValue(object.valueOf(), depth, budget);
+  let bytes = 1; // the opening brace; each member adds its key, colon, value and a comma or the closing brace
+  for (const key in object) {
+    if (bytes > budget) break;
+    if (!hasOwn.call(object, key)) continue;
+    const member = (object as Record<string, unknown>)[key];
+    if (typeof member === 'string') {
+      bytes += (key.length + member.length) * 6 + 6;
+      continue;
+    }
+    const bound = boundMember(member, depth + 1, budget - bytes);
+    if (bound >= 0) bytes += key.length * 6 + 4 + bound;
+  }
+  return bytes === 1 ? 2 : bytes;
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
 /** Length of `JSON.stringify(n)` for a finite number. */
 export function jsonNumberLength(n: number): number {
   if (Number.isInteger(n) && n >= 0 && n < 1e21) {
     let digits = 1;
-    for (let x = n; x >= 10; x = Math.floor(x / 10)) digits++;
+    while (digits < 21 && n >= POWERS_OF_TEN[digits]!) digits++;
     return digits;
   }
   return String(n).length;
 }
+
+/** 10^0 … 10^20, exact as doubles: a digit count by comparison instead of division. */
+const POWERS_OF_TEN: readonly number[] = Array.from({ length: 21 }, (_, i) => 10 ** i);
 
 /** JSON bytes of `text` with its quotes, counting at most a little past `budget`. */
 export function jsonStringBytes(text: string, budget: number): number {

@@ -16,7 +16,7 @@ import { DeadlineTimers } from './deadline-timers.js';
 import type { Job } from './job.js';
 import { InflightList } from './inflight-list.js';
 import { LinkedQueue } from './linked-queue.js';
-import { jsonByteLength } from './request-size.js';
+import { jsonByteBound, jsonByteLength } from './request-size.js';
 
 /**
  * Lifecycle notifications, for metrics and for tests that check exactly-once release. An
@@ -75,37 +75,34 @@ export class Scheduler {
 
   /**
    * Admits `job` or throws a typed error, without awaiting (SCH-4, SCH-6, SCH-7, SCH-17):
-   * effective timeout, then request size, then capacity. An admitted job holds a slot at once
-   * (its `granted` hook runs before this returns) or waits in FIFO order (SCH-12). `now` is
-   * the clock's time, for a caller that just read it.
+   * effective timeout — the caller's `timeout` (undefined inherits the default) bounded by the
+   * task budget's `capMs` — then request size, then capacity. An admitted job holds a slot at
+   * once (its `granted` hook runs before this returns) or waits in FIFO order (SCH-12). `now`
+   * is the clock's time, for a caller that just read it.
    */
-  admit(job: Job, now = this.clock.now()): void {
+  admit(job: Job, timeout?: number, capMs?: number, now = this.clock.now()): void {
+    let timeoutMs: number;
+    let slotFree: boolean;
     try {
       if (!this.accepting) throw new RuntimeStoppedError();
-      const timeoutMs = this.effectiveTimeout(job.requestedTimeout, job.capMs);
-      const limit = this.limits.maxRequestBytes;
-      const requestBytes = jsonByteLength(job.request, limit);
-      if (requestBytes > limit || requestBytes + job.optionsBytes(timeoutMs, limit - requestBytes) > limit) {
-        throw new RequestTooLargeError(limit);
-      }
-      if (this.jobs.size >= this.limits.maxInflight) {
-        throw new OverloadedError('InflightFull', this.limits.maxInflight);
-      }
-      const slotFree = this.slotsInUse < this.limits.maxConcurrency && this.queue.size === 0;
-      if (!slotFree && this.queue.size >= this.limits.maxQueued) {
-        throw new OverloadedError('QueueFull', this.limits.maxQueued);
-      }
+      timeoutMs = this.effectiveTimeout(timeout, capMs);
+      const limits = this.limits;
+      if (!this.fitsRequestLimit(job, timeoutMs)) throw new RequestTooLargeError(limits.maxRequestBytes);
+      if (this.jobs.size >= limits.maxInflight) throw new OverloadedError('InflightFull', limits.maxInflight);
+      const queued = this.queue.size;
+      slotFree = queued === 0 && this.slotsInUse < limits.maxConcurrency;
+      if (!slotFree && queued >= limits.maxQueued) throw new OverloadedError('QueueFull', limits.maxQueued);
       if (job.admitted) throw new RangeError(`job ${job.callId} was already admitted`);
-      job.accept(timeoutMs, now);
-      this.jobs.add(job);
-      job.timer = this.deadlines.add(job);
-      this.notify('admitted', job);
-      if (slotFree) this.grantSlot(job, now);
-      else this.queue.link(job);
     } catch (error) {
-      this.notify('rejected', error as ModelRuntimeError);
+      if (this.observer !== undefined) this.notify('rejected', error as ModelRuntimeError);
       throw error;
     }
+    job.accept(timeoutMs, now);
+    this.jobs.add(job);
+    this.deadlines.add(job);
+    if (this.observer !== undefined) this.notify('admitted', job);
+    if (slotFree) this.grantSlot(job, now);
+    else this.queue.link(job);
   }
 
   /**
@@ -114,10 +111,11 @@ export class Scheduler {
    */
   abort(job: Job, reason: ModelRuntimeError): void {
     if (job.finished || !job.abort(reason)) return;
-    this.clearTimer(job);
+    this.deadlines.remove(job);
     if (job.phase === 'Queued') {
       this.queue.remove(job);
-      this.move(job, 'Cleaning', this.clock.now());
+      job.enterCleaning(this.clock.now());
+      this.cleaning++;
       job.left(reason);
     }
   }
@@ -125,7 +123,9 @@ export class Scheduler {
   /** Preparing → Executing at `now`: the request record is confirmed and the provider may start. */
   startExecuting(job: Job, now = this.clock.now()): void {
     if (job.phase !== 'Preparing') throw new Error(`job ${job.callId} cannot execute from ${job.phase}`);
-    this.move(job, 'Executing', now);
+    job.enterExecuting(now);
+    this.preparing--;
+    this.executing++;
   }
 
   /**
@@ -133,12 +133,14 @@ export class Scheduler {
    * The next queued job gets the slot at the same `now`.
    */
   releaseSlot(job: Job, now = this.clock.now()): void {
-    if (!job.holdsSlot) return;
-    job.holdsSlot = false;
+    if (job.phase === 'Executing') this.executing--;
+    else if (job.phase === 'Preparing') this.preparing--;
+    else return; // no slot held
     this.slotsInUse--;
-    this.clearTimer(job);
-    this.move(job, 'Cleaning', now);
-    this.notify('slotReleased', job);
+    this.deadlines.remove(job);
+    job.enterCleaning(now);
+    this.cleaning++;
+    if (this.observer !== undefined) this.notify('slotReleased', job);
     this.grantNext(now);
   }
 
@@ -146,13 +148,13 @@ export class Scheduler {
   finish(job: Job): void {
     if (job.finished || !job.admitted) return;
     if (job.holdsSlot) this.releaseSlot(job);
-    if (job.phase === 'Queued') this.abort(job, new RuntimeStoppedError());
+    else if (job.phase === 'Queued') this.abort(job, new RuntimeStoppedError());
     job.finished = true;
-    this.clearTimer(job);
+    this.deadlines.remove(job);
     this.cleaning--;
     this.jobs.remove(job);
-    this.notify('finished', job);
-    if (this.jobs.size === 0 && this.drainWaiters.length > 0) {
+    if (this.observer !== undefined) this.notify('finished', job);
+    if (this.drainWaiters.length > 0 && this.jobs.size === 0) {
       const waiters = this.drainWaiters;
       this.drainWaiters = [];
       for (const resolve of waiters) resolve();
@@ -203,8 +205,19 @@ export class Scheduler {
     return effective;
   }
 
+  /**
+   * Whether the request and the options it would record with `timeoutMs` fit `maxRequestBytes`
+   * together (SCH-17). A bound that reads no characters decides almost every call; only a
+   * request near the limit is counted exactly — the decision is the exact count's either way.
+   */
+  private fitsRequestLimit(job: Job, timeoutMs: number): boolean {
+    const limit = this.limits.maxRequestBytes;
+    const room = limit - job.optionsBytes(timeoutMs, limit);
+    if (room < 0) return false;
+    return jsonByteBound(job.request, room) <= room || jsonByteLength(job.request, room) <= room;
+  }
+
   private onDeadline(job: Job): void {
-    job.timer = undefined;
     const phase = job.phase.toLowerCase() as TimeoutPhase;
     this.abort(
       job,
@@ -221,32 +234,22 @@ export class Scheduler {
   }
 
   private grantSlot(job: Job, now: number): void {
-    job.holdsSlot = true;
     this.slotsInUse++;
-    this.move(job, 'Preparing', now);
-    this.notify('slotGranted', job);
+    job.enterPreparing(now);
+    this.preparing++;
+    if (this.observer !== undefined) this.notify('slotGranted', job);
     job.granted(now);
   }
 
-  private move(job: Job, phase: Job['phase'], now: number): void {
-    this.adjust(job.phase, -1);
-    job.enter(phase, now);
-    this.adjust(phase, +1);
-  }
-
-  private adjust(phase: Job['phase'], delta: number): void {
-    if (phase === 'Preparing') this.preparing += delta;
-    else if (phase === 'Executing') this.executing += delta;
-    else if (phase === 'Cleaning') this.cleaning += delta;
-  }
-
-  /** Runs an observer hook; what it throws is reported and never stops the step it observes. */
+  /**
+   * Runs an observer hook; what it throws is reported and never stops the step it observes.
+   * Callers check first that there is an observer, so that a scheduler without one pays nothing.
+   */
   private notify<K extends keyof SchedulerObserver>(
     hook: K,
     subject: Parameters<NonNullable<SchedulerObserver[K]>>[0],
   ): void {
-    const observer = this.observer;
-    if (observer === undefined) return;
+    const observer = this.observer as SchedulerObserver;
     const fn = observer[hook] as ((subject: unknown) => void) | undefined;
     if (fn === undefined) return;
     try {
@@ -254,12 +257,6 @@ export class Scheduler {
     } catch (error) {
       this.reportError(error);
     }
-  }
-
-  private clearTimer(job: Job): void {
-    if (job.timer === undefined) return;
-    this.deadlines.remove(job.timer);
-    job.timer = undefined;
   }
 }
 
