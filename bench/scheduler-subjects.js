@@ -9,6 +9,7 @@ import {
   CallIdGenerator,
   EchoProvider,
   Job,
+  keepShape,
   MemoryJournal,
   ModelRuntime,
   Scheduler,
@@ -33,7 +34,7 @@ function ours(maxQueued) {
 /** One no-op call through the scheduler alone, told by its hooks when to run. */
 class CoreJob extends Job {
   constructor(callId, provider, scheduler, resolve, reject) {
-    super({ callId, taskId: 'bench', kind: 'complete', request });
+    super(callId, 'bench', undefined, 'complete', request);
     this.provider = provider;
     this.scheduler = scheduler;
     this.resolve = resolve;
@@ -54,6 +55,9 @@ class CoreJob extends Job {
     this.reject(reason);
   }
 }
+
+// Like the runtime's own classes, kept so that V8 keeps its hidden classes between rounds (keepShape).
+keepShape(new CoreJob('', undefined, undefined, undefined, undefined));
 
 /** The scheduler core alone: admission with size check, FIFO slots, deadline timers, phases. */
 function schedulerCore(maxQueued) {

@@ -3,7 +3,7 @@ import type { TaskBudget } from '../budget/task-budget.js';
 import type { ModelRuntimeError, RecordingEvidence } from '../errors.js';
 import type { AppendListener } from '../journal/records.js';
 import { keepShape } from '../keep-shape.js';
-import { Job, type JobRequest } from '../scheduler/job.js';
+import { Job } from '../scheduler/job.js';
 import type { GenerationRequest, ModelResponse, ProviderCallOptions, Usage } from '../types.js';
 import type { StreamChannel } from './stream-channel.js';
 
@@ -22,16 +22,6 @@ export interface CallDriver {
   endExecution(call: Call, outcome: Outcome | undefined, failure: ModelRuntimeError | undefined): void;
   requestAppended(call: Call, error: Error | undefined): void;
   resultAppended(call: Call, error: Error | undefined): void;
-}
-
-/** A gateway call's admission request: the job's plus what only the gateway knows. */
-export interface CallRequest extends JobRequest {
-  request: GenerationRequest;
-  turnId: string | undefined;
-  model: string;
-  budget: TaskBudget | undefined;
-  /** Where a streamed call's events go; absent for a complete call. */
-  channel: StreamChannel | undefined;
 }
 
 /**
@@ -72,12 +62,23 @@ export class Call extends Job implements ProviderCallOptions, AppendListener {
   private reject: ((error: ModelRuntimeError) => void) | undefined = undefined;
   private readonly driver: CallDriver;
 
-  constructor(request: CallRequest, driver: CallDriver) {
-    super(request);
-    this.turnId = request.turnId;
-    this.model = request.model;
-    this.budget = request.budget;
-    this.channel = request.channel;
+  /** A call as {@link Job}, plus what only the gateway knows; positional, like the job's. */
+  constructor(
+    callId: string,
+    taskId: string,
+    sessionId: string | undefined,
+    request: GenerationRequest,
+    turnId: string | undefined,
+    model: string,
+    budget: TaskBudget | undefined,
+    channel: StreamChannel | undefined,
+    driver: CallDriver,
+  ) {
+    super(callId, taskId, sessionId, channel ? 'stream' : 'complete', request);
+    this.turnId = turnId;
+    this.model = model;
+    this.budget = budget;
+    this.channel = channel;
     this.driver = driver;
   }
 
@@ -153,18 +154,5 @@ export class Call extends Job implements ProviderCallOptions, AppendListener {
 
 // Built at load and kept, so that V8 keeps the hidden classes of calls (see keepShape).
 keepShape(
-  new Call(
-    {
-      callId: '',
-      taskId: '',
-      sessionId: undefined,
-      kind: 'complete',
-      request: { messages: [] },
-      turnId: undefined,
-      model: '',
-      budget: undefined,
-      channel: undefined,
-    },
-    {} as CallDriver,
-  ),
+  new Call('', '', undefined, { messages: [] }, undefined, '', undefined, undefined, {} as CallDriver),
 );

@@ -5,20 +5,6 @@ import type { DeadlineGroup, Deadlined } from './deadline-timers.js';
 import type { QueueNode } from './linked-queue.js';
 import { jsonByteLength } from './request-size.js';
 
-/** What a caller states about a call when it asks for admission. */
-export interface JobIdentity {
-  callId: string;
-  taskId: string;
-  sessionId?: string;
-  kind: 'complete' | 'stream';
-}
-
-/** A job's identity and the generation request the scheduler counts (SCH-17). */
-export interface JobRequest extends JobIdentity {
-  /** The generation request, counted against `maxRequestBytes` (SCH-17). */
-  request: unknown;
-}
-
 const noop = (): void => undefined;
 
 /** What only an aborted or streamed job needs: created on first use, off the hot path. */
@@ -81,12 +67,23 @@ export class Job implements QueueNode<Job>, Deadlined {
   deadlineNext: Deadlined | undefined = undefined;
   private abortState: AbortState | undefined = undefined;
 
-  constructor(request: JobRequest) {
-    this.callId = request.callId;
-    this.taskId = request.taskId;
-    this.sessionId = request.sessionId;
-    this.kind = request.kind;
-    this.request = request.request;
+  /**
+   * A job for `request` (counted against `maxRequestBytes`, SCH-17), identified by `callId` and
+   * its task and session. The arguments are positional: an options object would be one more
+   * allocation on every call's path.
+   */
+  constructor(
+    callId: string,
+    taskId: string,
+    sessionId: string | undefined,
+    kind: 'complete' | 'stream',
+    request: unknown,
+  ) {
+    this.callId = callId;
+    this.taskId = taskId;
+    this.sessionId = sessionId;
+    this.kind = kind;
+    this.request = request;
   }
 
   /** @internal the job as the value of its own wait-queue node */
@@ -249,4 +246,4 @@ export class Job implements QueueNode<Job>, Deadlined {
 }
 
 // Built at load and kept, so that V8 keeps the hidden classes of jobs (see keepShape).
-keepShape(new Job({ callId: '', taskId: '', sessionId: undefined, kind: 'complete', request: undefined }));
+keepShape(new Job('', '', undefined, 'complete', undefined));
