@@ -36,10 +36,12 @@ export class Job implements QueueNode<Job>, Deadlined {
   timeoutMs = NaN;
   /** Clock time of admission, when the job entered Queued; NaN until admitted. */
   admittedAt = NaN;
-  /** Clock times at which the job entered Preparing, Executing and Cleaning; NaN until then. */
-  private preparingAt = NaN;
-  private executingAt = NaN;
-  private cleaningAt = NaN;
+  // When the job entered Preparing, Executing and Cleaning, in whole ms after admission; -1 until
+  // then. Small integers are stored in the object itself, where each double would be one more
+  // allocation per call; the snapshot reports whole ms anyway.
+  private preparingAfter = -1;
+  private executingAfter = -1;
+  private cleaningAfter = -1;
   phase: ModelJobPhase = 'Queued';
   /** The first reason this job must stop; later reasons are ignored. */
   abortReason: ModelRuntimeError | undefined = undefined;
@@ -144,19 +146,19 @@ export class Job implements QueueNode<Job>, Deadlined {
   /** @internal Queued → Preparing: the job holds a slot since `now`. */
   enterPreparing(now: number): void {
     this.phase = 'Preparing';
-    this.preparingAt = now;
+    this.preparingAfter = Math.round(now - this.admittedAt);
   }
 
   /** @internal Preparing → Executing: the provider runs since `now`. */
   enterExecuting(now: number): void {
     this.phase = 'Executing';
-    this.executingAt = now;
+    this.executingAfter = Math.round(now - this.admittedAt);
   }
 
   /** @internal Into Cleaning at `now`, from any phase: the slot is released or was never held. */
   enterCleaning(now: number): void {
     this.phase = 'Cleaning';
-    this.cleaningAt = now;
+    this.cleaningAfter = Math.round(now - this.admittedAt);
   }
 
   /** Aborted once, with `abortReason`, on deadline, cancellation, shutdown or a failed request record. */
@@ -216,15 +218,15 @@ export class Job implements QueueNode<Job>, Deadlined {
   /** The job as the snapshot shows it: no request content (SCH-11). */
   report(now: number): ModelJobReport {
     // Phases only move forward (some may be skipped): each lasted until the next one entered.
-    const { admittedAt, preparingAt, executingAt, cleaningAt } = this;
-    const cleaned = Number.isNaN(cleaningAt) ? now : cleaningAt;
-    const executed = Number.isNaN(executingAt) ? cleaned : executingAt;
-    const prepared = Number.isNaN(preparingAt) ? executed : preparingAt;
+    const age = Math.round(now - this.admittedAt);
+    const cleaned = this.cleaningAfter < 0 ? age : this.cleaningAfter;
+    const executed = this.executingAfter < 0 ? cleaned : this.executingAfter;
+    const prepared = this.preparingAfter < 0 ? executed : this.preparingAfter;
     const phaseDurationsMs: Record<ModelJobPhase, number> = {
-      Queued: Math.round(prepared - admittedAt),
-      Preparing: Math.round(executed - prepared),
-      Executing: Math.round(cleaned - executed),
-      Cleaning: Math.round(now - cleaned),
+      Queued: prepared,
+      Preparing: executed - prepared,
+      Executing: cleaned - executed,
+      Cleaning: age - cleaned,
     };
     const report: ModelJobReport = {
       callId: this.callId,

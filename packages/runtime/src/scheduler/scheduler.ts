@@ -53,9 +53,6 @@ export class Scheduler {
   /** Every accepted job not yet finished, in admission order. */
   private readonly jobs = new InflightList();
   private slotsInUse = 0;
-  private preparing = 0;
-  private executing = 0;
-  private cleaning = 0;
   private accepting = true;
   private drainWaiters: Array<() => void> = [];
   private readonly deadlines: DeadlineTimers<Job>;
@@ -115,7 +112,6 @@ export class Scheduler {
     if (job.phase === 'Queued') {
       this.queue.remove(job);
       job.enterCleaning(this.clock.now());
-      this.cleaning++;
       job.left(reason);
     }
   }
@@ -124,8 +120,6 @@ export class Scheduler {
   startExecuting(job: Job, now = this.clock.now()): void {
     if (job.phase !== 'Preparing') throw new Error(`job ${job.callId} cannot execute from ${job.phase}`);
     job.enterExecuting(now);
-    this.preparing--;
-    this.executing++;
   }
 
   /**
@@ -133,13 +127,10 @@ export class Scheduler {
    * The next queued job gets the slot at the same `now`.
    */
   releaseSlot(job: Job, now = this.clock.now()): void {
-    if (job.phase === 'Executing') this.executing--;
-    else if (job.phase === 'Preparing') this.preparing--;
-    else return; // no slot held
+    if (!job.holdsSlot) return;
     this.slotsInUse--;
     this.deadlines.remove(job);
     job.enterCleaning(now);
-    this.cleaning++;
     if (this.observer !== undefined) this.notify('slotReleased', job);
     this.grantNext(now);
   }
@@ -151,7 +142,6 @@ export class Scheduler {
     else if (job.phase === 'Queued') this.abort(job, new RuntimeStoppedError());
     job.finished = true;
     this.deadlines.remove(job);
-    this.cleaning--;
     this.jobs.remove(job);
     if (this.observer !== undefined) this.notify('finished', job);
     if (this.drainWaiters.length > 0 && this.jobs.size === 0) {
@@ -179,17 +169,28 @@ export class Scheduler {
     for (const job of this.jobs.toArray()) this.abort(job, reason());
   }
 
-  /** The live state: counts plus every in-flight job, bounded by `maxInflight` (SCH-11, SCH-13). */
+  /**
+   * The live state: counts plus every in-flight job, bounded by `maxInflight` (SCH-11, SCH-13).
+   * The per-phase counts are taken from the jobs here rather than kept on every transition.
+   */
   snapshot(): ModelSchedulerSnapshot {
     const now = this.clock.now();
     const jobs = this.jobs.toArray().map((job) => job.report(now));
+    let preparing = 0;
+    let executing = 0;
+    let cleaning = 0;
+    for (const job of jobs) {
+      if (job.phase === 'Preparing') preparing++;
+      else if (job.phase === 'Executing') executing++;
+      else if (job.phase === 'Cleaning') cleaning++;
+    }
     return {
       accepting: this.accepting,
       inflight: this.jobs.size,
       queued: this.queue.size,
-      preparing: this.preparing,
-      executing: this.executing,
-      cleaning: this.cleaning,
+      preparing,
+      executing,
+      cleaning,
       limits: this.limits,
       jobs,
     };
@@ -236,7 +237,6 @@ export class Scheduler {
   private grantSlot(job: Job, now: number): void {
     this.slotsInUse++;
     job.enterPreparing(now);
-    this.preparing++;
     if (this.observer !== undefined) this.notify('slotGranted', job);
     job.granted(now);
   }
