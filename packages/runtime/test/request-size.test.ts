@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import { countedOptions, countedOptionsBytes } from '../src/gateway/counted-options.js';
-import { jsonByteLength } from '../src/scheduler/request-size.js';
+import { jsonByteBound, jsonByteLength } from '../src/scheduler/request-size.js';
 
 test('SCH-17 the bounded counter equals the UTF-8 length of JSON.stringify for any JSON value', () => {
   fc.assert(
@@ -80,4 +80,43 @@ test('SCH-17 the options are counted exactly as JSON.stringify writes them', () 
     ),
     { numRuns: 500 },
   );
+});
+
+test('SCH-17 the bound that reads no characters is never below the exact count, so a request it admits fits', () => {
+  fc.assert(
+    fc.property(fc.jsonValue(), fc.string({ unit: 'binary' }), (value, text) => {
+      for (const candidate of [value, { messages: [{ role: 'user', content: text }], extra: value }]) {
+        const exact = Buffer.byteLength(JSON.stringify(candidate));
+        expect(jsonByteBound(candidate, Number.MAX_SAFE_INTEGER)).toBeGreaterThanOrEqual(exact);
+      }
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test('SCH-17 admission by the bound decides exactly as the exact count, at every limit around the size', async () => {
+  const { Scheduler } = await import('../src/scheduler/scheduler.js');
+  const { Job } = await import('../src/scheduler/job.js');
+  const { RequestTooLargeError } = await import('../src/errors.js');
+  fc.assert(
+    fc.property(fc.jsonValue(), fc.integer({ min: -40, max: 40 }), (request, offset) => {
+      const exact =
+        Buffer.byteLength(JSON.stringify(request) ?? 'null') +
+        jsonByteLength({ timeoutMs: 600_000 }, Infinity);
+      const limit = Math.max(1, exact + offset);
+      const scheduler = new Scheduler({ maxRequestBytes: limit });
+      const admit = () => scheduler.admit(new Job('c', 't', undefined, 'complete', request));
+      if (exact <= limit) expect(admit).not.toThrow();
+      else expect(admit).toThrow(RequestTooLargeError);
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test('SCH-17 the bound refuses what the exact count refuses: cycles and BigInt', () => {
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  expect(() => jsonByteBound(cyclic, Number.MAX_SAFE_INTEGER)).toThrow(/circular/);
+  expect(() => jsonByteBound({ n: 1n }, Number.MAX_SAFE_INTEGER)).toThrow(/BigInt/);
+  expect(jsonByteBound(cyclic, 1_000)).toBeGreaterThan(1_000);
 });

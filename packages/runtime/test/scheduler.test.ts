@@ -784,3 +784,31 @@ function captureSync(fn: () => unknown): unknown {
 function firstCallId(memory: MemoryJournal): string | undefined {
   return memory.records()[0]?.callId;
 }
+
+describe('journal records', () => {
+  test('SCH-9/16 records list absent members as undefined, which their JSON leaves out, and carry the ones given', async () => {
+    const { runtime, provider, memory } = runtimeFixture();
+    const plain = runtime.complete(ask());
+    await settle();
+    provider.last().succeed('one');
+    await plain;
+    const correlated = runtime.complete(ask(), { sessionId: 's-1', turnId: 't-1' });
+    await settle();
+    provider.last().succeed('two');
+    await correlated;
+    const [request, result, correlatedRequest, correlatedResult] = memory
+      .records()
+      .map((r) => JSON.parse(JSON.stringify(r)));
+    expect(Object.keys(request)).not.toContain('sessionId');
+    expect(Object.keys(request)).not.toContain('turnId');
+    expect(Object.keys(result)).not.toContain('error');
+    expect(Object.keys(result)).not.toContain('costMinor');
+    expect(correlatedRequest).toMatchObject({ type: 'model_request', sessionId: 's-1', turnId: 't-1' });
+    expect(correlatedResult).toMatchObject({
+      type: 'model_result',
+      sessionId: 's-1',
+      text: 'two',
+      outcome: 'success',
+    });
+  });
+});

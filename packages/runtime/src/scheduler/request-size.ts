@@ -156,8 +156,11 @@ function boundObject(object: object, depth: number, budget: number): number {
       bytes += (key.length + member.length) * 6 + 6;
       continue;
     }
-    const bound = boundMember(member, depth + 1, budget - bytes);
-    if (bound >= 0) bytes += key.length * 6 + 4 + bound;
+    // The key counts before its value is walked, as in the exact walk, so the bound never passes
+    // the budget later than the exact count would (a cycle is cut off by the budget alike).
+    const keyBytes = key.length * 6 + 4;
+    const bound = boundMember(member, depth + 1, budget - bytes - keyBytes);
+    if (bound >= 0) bytes += keyBytes + bound;
   }
   return bytes === 1 ? 2 : bytes;
 }

@@ -62,7 +62,12 @@ export class Scheduler {
     this.limits = Object.freeze(resolveSchedulerConfig(options, this.clock));
     this.observer = hasHook(options.observer) ? options.observer : undefined;
     this.reportError = options.reportError ?? rethrowLater;
-    this.deadlines = new DeadlineTimers<Job>(this.clock, (job) => this.onDeadline(job));
+    // Most calls have the default timeout; theirs are watched through the in-flight list, which
+    // holds every job in admission order already.
+    this.deadlines = new DeadlineTimers<Job>(this.clock, (job) => this.onDeadline(job), {
+      timeoutMs: this.limits.defaultTimeoutMs,
+      next: (job) => job.inflightNext,
+    });
   }
 
   /** Accepted calls not yet fully cleaned up. */
@@ -142,6 +147,7 @@ export class Scheduler {
     else if (job.phase === 'Queued') this.abort(job, new RuntimeStoppedError());
     job.finished = true;
     this.deadlines.remove(job);
+    this.deadlines.left(job);
     this.jobs.remove(job);
     if (this.observer !== undefined) this.notify('finished', job);
     if (this.drainWaiters.length > 0 && this.jobs.size === 0) {
