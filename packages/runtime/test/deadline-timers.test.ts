@@ -101,7 +101,7 @@ test('SCH-6 every watched deadline expires once, at its instant and not before, 
             list.remove(entry);
             inList.delete(entry);
           }
-        } else {
+        } else if (step.kind === 'advance') {
           clock.advance(step.ms);
         }
         for (const entry of [...watched]) if (entry.deadlineGroup === undefined) watched.delete(entry);
