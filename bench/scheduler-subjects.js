@@ -82,6 +82,44 @@ function viaPLimit() {
   };
 }
 
+/**
+ * The least a promise-returning limiter does: a promise per call and a node in a FIFO, four
+ * at a time — no size check, no deadline, no record, no id. What depth costs it, it costs any
+ * limiter whose callers hold promises.
+ */
+function barePromiseFifo() {
+  const provider = new EchoProvider();
+  let running = 0;
+  let head;
+  let tail;
+  const start = (waiter) => {
+    running++;
+    provider.complete(request, { signal: idle, timeoutMs: 600_000 }).then((answer) => {
+      running--;
+      const next = head;
+      if (next) {
+        head = next.next;
+        if (head === undefined) tail = undefined;
+        start(next);
+      }
+      waiter.resolve(answer);
+    });
+  };
+  return {
+    call: () =>
+      new Promise((resolve) => {
+        const waiter = { resolve, next: undefined };
+        if (running < 4) start(waiter);
+        else {
+          if (tail) tail.next = waiter;
+          else head = waiter;
+          tail = waiter;
+        }
+      }),
+    reset() {},
+  };
+}
+
 /** The provider call alone, with no limit: the floor every subject's figure includes. */
 function providerAlone() {
   const provider = new EchoProvider();
@@ -200,6 +238,7 @@ const makers = {
   core: schedulerCore,
   plimit: viaPLimit,
   pqueue: viaPQueue,
+  bare: barePromiseFifo,
   alone: providerAlone,
 };
 
