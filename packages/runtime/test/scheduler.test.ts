@@ -14,6 +14,7 @@ import {
 } from '../src/errors.js';
 import { countedOptions } from '../src/gateway/counted-options.js';
 import { ModelRuntime } from '../src/gateway/model-runtime.js';
+import { FaultInjectingJournal } from '../src/journal/fault-journal.js';
 import { MemoryJournal } from '../src/journal/memory-journal.js';
 import type { ModelRequestRecord, ModelResultRecord } from '../src/journal/records.js';
 import { Scheduler } from '../src/scheduler/scheduler.js';
@@ -471,6 +472,86 @@ describe('SCH-12 FIFO slot allocation', () => {
     provider.last().succeed();
     await settle();
     expect(granted).toEqual(['a', 'c']);
+  });
+
+  test('SCH-12/15 waiters that left while their cleanup is held are passed over, in the middle and at the front', async () => {
+    const granted: string[] = [];
+    const provider = new ScriptedProvider();
+    const memory = new MemoryJournal();
+    const journal = new FaultInjectingJournal(memory);
+    const runtime = new ModelRuntime({
+      provider,
+      journal,
+      clock: new FakeClock(),
+      scheduler: { maxConcurrency: 1 },
+      observer: { slotGranted: (job) => granted.push(job.sessionId ?? '') },
+    });
+    const controllers = new Map<string, AbortController>();
+    const outcomes = new Map<string, ReturnType<typeof track>>();
+    for (const id of ['a', 'b', 'c', 'd', 'e', 'f']) {
+      const controller = new AbortController();
+      controllers.set(id, controller);
+      outcomes.set(id, track(runtime.complete(ask(), { sessionId: id, signal: controller.signal })));
+    }
+    await settle();
+    // Every request is recorded; now the journal holds each cancelled waiter's result record, so
+    // those waiters stay in flight (Cleaning) while the queue moves past them.
+    journal.stall();
+    controllers.get('c')?.abort(); // the middle
+    controllers.get('b')?.abort(); // the front
+    controllers.get('e')?.abort(); // the middle again
+    await settle();
+    expect(runtime.schedulerSnapshot()).toMatchObject({ inflight: 6, queued: 2, cleaning: 3 });
+    provider.last().succeed(); // a ends: d, not a cancelled waiter, gets the slot
+    await settle();
+    expect(granted).toEqual(['a', 'd']);
+    // The held cleanups finish while d runs: e, next after d, leaves the in-flight list.
+    journal.resume();
+    await settle();
+    expect(runtime.schedulerSnapshot()).toMatchObject({ inflight: 2, queued: 1, cleaning: 0 });
+    provider.last().succeed(); // d ends: f
+    await settle();
+    expect(granted).toEqual(['a', 'd', 'f']);
+    provider.last().succeed();
+    await settle();
+    expect(['a', 'b', 'c', 'd', 'e', 'f'].map((id) => outcomes.get(id)?.status)).toEqual([
+      'resolved',
+      'rejected',
+      'rejected',
+      'resolved',
+      'rejected',
+      'resolved',
+    ]);
+    expect(runtime.schedulerSnapshot()).toMatchObject({ inflight: 0, queued: 0 });
+  });
+
+  test('SCH-12 shutdown stops every waiter, whatever left before it, and only waiters', async () => {
+    const provider = new ScriptedProvider();
+    const journal = new FaultInjectingJournal(new MemoryJournal());
+    const runtime = new ModelRuntime({
+      provider,
+      journal,
+      clock: new FakeClock(),
+      scheduler: { maxConcurrency: 1 },
+    });
+    const controller = new AbortController();
+    const running = track(runtime.complete(ask()));
+    const left = track(runtime.complete(ask(), { signal: controller.signal }));
+    const waiting = [track(runtime.complete(ask())), track(runtime.complete(ask()))];
+    await settle();
+    journal.stall();
+    controller.abort();
+    await settle();
+    const stopped = runtime.shutdown();
+    await settle();
+    expect(waiting.map((w) => (w.error as Error | undefined)?.constructor)).toEqual([undefined, undefined]);
+    expect(runtime.schedulerSnapshot()).toMatchObject({ queued: 0, executing: 1, cleaning: 3 });
+    journal.resume();
+    provider.last().succeed();
+    await stopped;
+    expect(running.status).toBe('resolved');
+    expect(left.error).toBeInstanceOf(CancelledError);
+    for (const w of waiting) expect(w.error).toBeInstanceOf(RuntimeStoppedError);
   });
 });
 

@@ -2,7 +2,6 @@ import type { ModelJobPhase, ModelJobReport } from '@sluice/protocol';
 import type { ModelRuntimeError } from '../errors.js';
 import { keepShape } from '../keep-shape.js';
 import type { DeadlineGroup, Deadlined } from './deadline-timers.js';
-import type { QueueNode } from './linked-queue.js';
 import { jsonByteLength } from './request-size.js';
 
 const noop = (): void => undefined;
@@ -21,7 +20,7 @@ interface AbortState {
  * call carries both the scheduler's and the gateway's state; every field costs each call its
  * bytes and its store, so what can be derived is derived and what is rare lives apart.
  */
-export class Job implements QueueNode<Job>, Deadlined {
+export class Job implements Deadlined {
   readonly callId: string;
   readonly taskId: string;
   readonly sessionId: string | undefined;
@@ -51,13 +50,7 @@ export class Job implements QueueNode<Job>, Deadlined {
   pendingAppends = 0;
   /** @internal set once the job's in-flight unit is released */
   finished = false;
-  /** @internal links in the scheduler's wait queue, of which a queued job is its own node */
-  prev: QueueNode<Job> | undefined = undefined;
-  /** @internal */
-  next: QueueNode<Job> | undefined = undefined;
-  /** @internal whether the job is in the wait queue */
-  linked = false;
-  /** @internal neighbours in the scheduler's list of in-flight jobs */
+  /** @internal neighbours in the scheduler's list of in-flight jobs, which is also its wait queue */
   inflightPrev: Job | undefined = undefined;
   /** @internal */
   inflightNext: Job | undefined = undefined;
@@ -86,11 +79,6 @@ export class Job implements QueueNode<Job>, Deadlined {
     this.sessionId = sessionId;
     this.kind = kind;
     this.request = request;
-  }
-
-  /** @internal the job as the value of its own wait-queue node */
-  get value(): Job {
-    return this;
   }
 
   /** The absolute deadline: admission plus the effective timeout; never moves. */

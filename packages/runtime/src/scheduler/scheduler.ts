@@ -15,7 +15,7 @@ import { resolveSchedulerConfig, type SchedulerConfig } from './config.js';
 import { DeadlineTimers } from './deadline-timers.js';
 import type { Job } from './job.js';
 import { InflightList } from './inflight-list.js';
-import { LinkedQueue } from './linked-queue.js';
+import { WaitQueue } from './wait-queue.js';
 import { jsonByteBound, jsonByteLength } from './request-size.js';
 
 /**
@@ -49,7 +49,7 @@ export class Scheduler {
   /** Undefined when no hook was given: the hot path then skips every notification. */
   private readonly observer: SchedulerObserver | undefined;
   private readonly reportError: ErrorReporter;
-  private readonly queue = new LinkedQueue<Job>();
+  private readonly queue = new WaitQueue();
   /** Every accepted job not yet finished, in admission order. */
   private readonly jobs = new InflightList();
   private slotsInUse = 0;
@@ -104,7 +104,7 @@ export class Scheduler {
     this.deadlines.add(job);
     if (this.observer !== undefined) this.notify('admitted', job);
     if (slotFree) this.grantSlot(job, now);
-    else this.queue.link(job);
+    else this.queue.push(job);
   }
 
   /**
@@ -115,7 +115,7 @@ export class Scheduler {
     if (job.finished || !job.abort(reason)) return;
     this.deadlines.remove(job);
     if (job.phase === 'Queued') {
-      this.queue.remove(job);
+      this.queue.leave();
       job.enterCleaning(this.clock.now());
       job.left(reason);
     }
@@ -148,6 +148,7 @@ export class Scheduler {
     job.finished = true;
     this.deadlines.remove(job);
     this.deadlines.left(job);
+    this.queue.left(job);
     this.jobs.remove(job);
     if (this.observer !== undefined) this.notify('finished', job);
     if (this.drainWaiters.length > 0 && this.jobs.size === 0) {
