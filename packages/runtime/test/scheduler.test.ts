@@ -893,3 +893,18 @@ describe('journal records', () => {
     });
   });
 });
+
+describe('SCH-12 the wait queue', () => {
+  test('SCH-12 aborting a job the scheduler never admitted changes nothing', async () => {
+    const { Job } = await import('../src/scheduler/job.js');
+    const scheduler = new Scheduler({ maxConcurrency: 1, maxQueued: 2 });
+    const running = new Job('a', 't', undefined, 'complete', ask());
+    const waiting = new Job('b', 't', undefined, 'complete', ask());
+    scheduler.admit(running);
+    scheduler.admit(waiting);
+    scheduler.abort(new Job('x', 't', undefined, 'complete', ask()), new CancelledError());
+    expect(scheduler.snapshot()).toMatchObject({ inflight: 2, queued: 1, preparing: 1 });
+    scheduler.releaseSlot(running);
+    expect(waiting.phase).toBe('Preparing');
+  });
+});

@@ -109,10 +109,11 @@ export class Scheduler {
 
   /**
    * Stops `job` for `reason` (first reason wins). A queued job leaves the queue at once and
-   * enters Cleaning; a running job's signal aborts its provider.
+   * enters Cleaning; a running job's signal aborts its provider. A job this scheduler never
+   * admitted, or one already finished, is left alone.
    */
   abort(job: Job, reason: ModelRuntimeError): void {
-    if (job.finished || !job.abort(reason)) return;
+    if (job.finished || !job.admitted || !job.abort(reason)) return;
     this.deadlines.remove(job);
     if (job.phase === 'Queued') {
       this.queue.leave();
