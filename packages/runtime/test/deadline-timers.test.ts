@@ -1,15 +1,19 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { DeadlineTimers, type DeadlineGroup, type Deadlined } from '../src/scheduler/deadline-timers.js';
+import { DeadlineTimers, type Deadlined, type IN_ORDER } from '../src/scheduler/deadline-timers.js';
+import type { LinkedQueue, QueueNode } from '../src/scheduler/linked-queue.js';
 import { FakeClock } from './helpers/fake-clock.js';
 
 /** An entry kept, like a scheduler's jobs, in an admission-ordered list of its owner. */
-class Entry implements Deadlined {
-  deadlineGroup: DeadlineGroup<Deadlined> | undefined = undefined;
-  deadlinePrev: Deadlined | undefined = undefined;
-  deadlineNext: Deadlined | undefined = undefined;
-  next: Entry | undefined = undefined;
-  prev: Entry | undefined = undefined;
+class Entry implements Deadlined<Entry> {
+  deadlineGroup: LinkedQueue<Entry> | typeof IN_ORDER | undefined = undefined;
+  // Its node in a deadline group.
+  prev: QueueNode<Entry> | undefined = undefined;
+  next: QueueNode<Entry> | undefined = undefined;
+  linked = false;
+  // Its place in the owner's list.
+  after: Entry | undefined = undefined;
+  before: Entry | undefined = undefined;
   expired = 0;
 
   constructor(
@@ -17,6 +21,10 @@ class Entry implements Deadlined {
     readonly timeoutMs: number,
     readonly admittedAt: number,
   ) {}
+
+  get value(): Entry {
+    return this;
+  }
 
   get deadline(): number {
     return this.admittedAt + this.timeoutMs;
@@ -29,18 +37,18 @@ class OwnerList {
   tail: Entry | undefined;
 
   append(entry: Entry): void {
-    entry.prev = this.tail;
-    if (this.tail) this.tail.next = entry;
+    entry.before = this.tail;
+    if (this.tail) this.tail.after = entry;
     else this.head = entry;
     this.tail = entry;
   }
 
   remove(entry: Entry): void {
-    if (entry.prev) entry.prev.next = entry.next;
-    else this.head = entry.next;
-    if (entry.next) entry.next.prev = entry.prev;
-    else this.tail = entry.prev;
-    entry.prev = entry.next = undefined;
+    if (entry.before) entry.before.after = entry.after;
+    else this.head = entry.after;
+    if (entry.after) entry.after.before = entry.before;
+    else this.tail = entry.before;
+    entry.before = entry.after = undefined;
   }
 }
 
@@ -75,7 +83,7 @@ test('SCH-6 every watched deadline expires once, at its instant and not before, 
             inList.delete(entry);
           }
         },
-        { timeoutMs: DEFAULT_TIMEOUT, next: (entry) => entry.next },
+        { timeoutMs: DEFAULT_TIMEOUT, next: (entry) => entry.after },
       );
       const watched = new Set<Entry>();
       const inList = new Set<Entry>();

@@ -1,31 +1,19 @@
 import type { Clock, TimerHandle } from '../clock.js';
+import { LinkedQueue, type QueueNode } from './linked-queue.js';
 
 /**
- * Something with a fixed absolute deadline, kept by {@link DeadlineTimers}. It is its own entry:
- * the links are its fields, so watching it allocates nothing.
+ * Something with a fixed absolute deadline, kept by {@link DeadlineTimers}. It is its own node
+ * in the group that watches it, so watching it allocates nothing.
  */
-export interface Deadlined {
+export interface Deadlined<T> extends QueueNode<T> {
   readonly timeoutMs: number;
   readonly deadline: number;
-  /** @internal the group it is watched in; undefined when not watched */
-  deadlineGroup: DeadlineGroup<Deadlined> | undefined;
-  /** @internal */
-  deadlinePrev: Deadlined | undefined;
-  /** @internal */
-  deadlineNext: Deadlined | undefined;
+  /** @internal how it is watched: in its owner's order, in a group, or not at all */
+  deadlineGroup: LinkedQueue<T> | typeof IN_ORDER | undefined;
 }
 
-/**
- * The entries sharing one timeout, in admission order. Admission time only grows, so their
- * deadlines are in order too: the head is always the earliest.
- */
-export class DeadlineGroup<T extends Deadlined> {
-  head: T | undefined;
-  tail: T | undefined;
-  size = 0;
-
-  constructor(readonly timeoutMs: number) {}
-}
+/** Marks an entry watched through its owner's order rather than linked into a group. */
+export const IN_ORDER = 'in-order';
 
 /**
  * A list its owner already keeps its entries in, in the order they were added: entries with
@@ -37,23 +25,19 @@ export interface DeadlineOrder<T> {
   next(entry: T): T | undefined;
 }
 
-/** Marks an entry watched through the owner's order rather than linked into a group. */
-const IN_ORDER = new DeadlineGroup<Deadlined>(Number.NaN);
-
 /**
- * Enforces many absolute deadlines with one clock timer. Entries are grouped by timeout:
- * within a group deadlines arrive in order (admission time only grows), so add, remove and
- * expiry are O(1) per entry, and the timer is re-armed only when an earlier deadline appears.
+ * Enforces many absolute deadlines with one clock timer; add, remove and expiry are O(1) per
+ * entry, and the timer is re-armed only when an earlier deadline appears.
  *
- * The entries with the `order`'s timeout — the default, which most calls have — need no group:
- * the owner keeps them in admission order already, so watching one is a mark, and a cursor
- * walks the owner's list when the timer fires, passing each entry once. The owner tells
- * {@link left} before an entry leaves its list.
+ * The entries with the `order`'s timeout — the default, which most calls have — need no list
+ * of their own: the owner keeps them in admission order already, and admission time only
+ * grows, so that order is their deadlines' order. Watching one is a mark, and a cursor walks
+ * the owner's list when the timer fires, passing each entry once. The owner tells {@link left}
+ * before an entry leaves its list. Entries with any other timeout are queued in a group per
+ * timeout, where deadlines arrive in order too.
  */
-export class DeadlineTimers<T extends Deadlined> {
-  private readonly groups = new Map<number, DeadlineGroup<T>>();
-  /** The group the last entry joined (still in `groups` while it has entries). */
-  private last: DeadlineGroup<T> | undefined;
+export class DeadlineTimers<T extends Deadlined<T>> {
+  private readonly groups = new Map<number, LinkedQueue<T>>();
   /** The first entry of the owner's list that may still be watched in order. */
   private cursor: T | undefined;
   private watchedInOrder = 0;
@@ -63,7 +47,7 @@ export class DeadlineTimers<T extends Deadlined> {
   constructor(
     private readonly clock: Clock,
     private readonly expire: (entry: T) => void,
-    private readonly order?: DeadlineOrder<T>,
+    private readonly order: DeadlineOrder<T>,
   ) {}
 
   /**
@@ -72,24 +56,31 @@ export class DeadlineTimers<T extends Deadlined> {
    */
   add(entry: T): void {
     if (entry.deadlineGroup !== undefined) throw new RangeError('the entry is watched already');
-    if (entry.timeoutMs === this.order?.timeoutMs) {
+    if (entry.timeoutMs === this.order.timeoutMs) {
       entry.deadlineGroup = IN_ORDER;
       this.watchedInOrder++;
       this.cursor ??= entry;
-    } else this.link(entry);
+    } else {
+      let group = this.groups.get(entry.timeoutMs);
+      if (group === undefined) {
+        group = new LinkedQueue<T>();
+        this.groups.set(entry.timeoutMs, group);
+      }
+      group.link(entry);
+      entry.deadlineGroup = group;
+    }
     if (entry.deadline < this.armedAt) this.arm(entry.deadline);
   }
 
   /** Stops watching `entry`; a no-op when it is not watched. The timer goes away with the last entry. */
   remove(entry: T): void {
-    const group = entry.deadlineGroup as DeadlineGroup<T> | undefined;
+    const group = entry.deadlineGroup;
     if (group === undefined) return;
-    if (group === (IN_ORDER as DeadlineGroup<Deadlined>)) {
-      entry.deadlineGroup = undefined;
-      this.watchedInOrder--;
-    } else {
-      this.unlink(group, entry);
-      if (group.size === 0 && this.groups.get(group.timeoutMs) === group) this.groups.delete(group.timeoutMs);
+    entry.deadlineGroup = undefined;
+    if (group === IN_ORDER) this.watchedInOrder--;
+    else {
+      group.remove(entry);
+      if (group.size === 0 && this.groups.get(entry.timeoutMs) === group) this.groups.delete(entry.timeoutMs);
     }
     if (this.watchedInOrder === 0) {
       this.cursor = undefined;
@@ -99,37 +90,7 @@ export class DeadlineTimers<T extends Deadlined> {
 
   /** The owner is about to take `entry` out of its list. */
   left(entry: T): void {
-    if (this.cursor === entry) this.cursor = this.order?.next(entry);
-  }
-
-  private link(entry: T): void {
-    let group = this.last;
-    if (group === undefined || group.timeoutMs !== entry.timeoutMs || group.size === 0) {
-      group = this.groups.get(entry.timeoutMs);
-      if (group === undefined) {
-        group = new DeadlineGroup<T>(entry.timeoutMs);
-        this.groups.set(entry.timeoutMs, group);
-      }
-      this.last = group;
-    }
-    entry.deadlineGroup = group as DeadlineGroup<Deadlined>;
-    entry.deadlinePrev = group.tail;
-    entry.deadlineNext = undefined;
-    if (group.tail) group.tail.deadlineNext = entry;
-    else group.head = entry;
-    group.tail = entry;
-    group.size++;
-  }
-
-  private unlink(group: DeadlineGroup<T>, entry: T): void {
-    const prev = entry.deadlinePrev as T | undefined;
-    const next = entry.deadlineNext as T | undefined;
-    if (prev) prev.deadlineNext = next;
-    else group.head = next;
-    if (next) next.deadlinePrev = prev;
-    else group.tail = prev;
-    entry.deadlinePrev = entry.deadlineNext = entry.deadlineGroup = undefined;
-    group.size--;
+    if (this.cursor === entry) this.cursor = this.order.next(entry);
   }
 
   private fire(): void {
@@ -146,18 +107,20 @@ export class DeadlineTimers<T extends Deadlined> {
         this.expire(entry);
         if (this.cursor !== entry) continue;
       }
-      this.cursor = this.order?.next(entry);
+      this.cursor = this.order.next(entry);
     }
     if (this.watchedInOrder === 0) this.cursor = undefined;
     for (const [timeoutMs, group] of this.groups) {
-      for (let head = group.head; head && head.deadline <= now; head = group.head) {
-        this.unlink(group, head);
+      for (let head = group.peek(); head && head.deadline <= now; head = group.peek()) {
+        group.dequeue();
+        head.deadlineGroup = undefined;
         this.expire(head);
       }
       if (group.size === 0 && this.groups.get(timeoutMs) === group) this.groups.delete(timeoutMs);
     }
     let earliest = this.cursor?.deadlineGroup === IN_ORDER ? this.cursor.deadline : Infinity;
-    for (const group of this.groups.values()) earliest = Math.min(earliest, group.head?.deadline ?? Infinity);
+    for (const group of this.groups.values())
+      earliest = Math.min(earliest, group.peek()?.deadline ?? Infinity);
     if (earliest < Infinity && earliest < this.armedAt) this.arm(earliest);
   }
 

@@ -1,7 +1,8 @@
 import type { ModelJobPhase, ModelJobReport } from '@sluice/protocol';
 import type { ModelRuntimeError } from '../errors.js';
 import { keepShape } from '../keep-shape.js';
-import type { DeadlineGroup, Deadlined } from './deadline-timers.js';
+import type { Deadlined, IN_ORDER } from './deadline-timers.js';
+import type { LinkedQueue, QueueNode } from './linked-queue.js';
 import { jsonByteLength } from './request-size.js';
 
 const noop = (): void => undefined;
@@ -20,7 +21,7 @@ interface AbortState {
  * call carries both the scheduler's and the gateway's state; every field costs each call its
  * bytes and its store, so what can be derived is derived and what is rare lives apart.
  */
-export class Job implements Deadlined {
+export class Job implements Deadlined<Job> {
   readonly callId: string;
   readonly taskId: string;
   readonly sessionId: string | undefined;
@@ -54,12 +55,14 @@ export class Job implements Deadlined {
   inflightPrev: Job | undefined = undefined;
   /** @internal */
   inflightNext: Job | undefined = undefined;
-  /** @internal the group of the scheduler's deadline timers that watches it, until cleared */
-  deadlineGroup: DeadlineGroup<Deadlined> | undefined = undefined;
-  /** @internal neighbours among the jobs with its timeout */
-  deadlinePrev: Deadlined | undefined = undefined;
+  /** @internal how the scheduler's deadline timers watch it, until cleared */
+  deadlineGroup: LinkedQueue<Job> | typeof IN_ORDER | undefined = undefined;
+  /** @internal links in a deadline group, of which a job with an uncommon timeout is its own node */
+  prev: QueueNode<Job> | undefined = undefined;
   /** @internal */
-  deadlineNext: Deadlined | undefined = undefined;
+  next: QueueNode<Job> | undefined = undefined;
+  /** @internal */
+  linked = false;
   private abortState: AbortState | undefined = undefined;
 
   /**
@@ -79,6 +82,11 @@ export class Job implements Deadlined {
     this.sessionId = sessionId;
     this.kind = kind;
     this.request = request;
+  }
+
+  /** @internal the job as the value of its own deadline-group node */
+  get value(): Job {
+    return this;
   }
 
   /** The absolute deadline: admission plus the effective timeout; never moves. */

@@ -96,13 +96,13 @@ export class Scheduler {
       if (!slotFree && queued >= limits.maxQueued) throw new OverloadedError('QueueFull', limits.maxQueued);
       if (job.admitted) throw new RangeError(`job ${job.callId} was already admitted`);
     } catch (error) {
-      if (this.observer !== undefined) this.notify('rejected', error as ModelRuntimeError);
+      this.notify('rejected', error as ModelRuntimeError);
       throw error;
     }
     job.accept(timeoutMs, now);
     this.jobs.add(job);
     this.deadlines.add(job);
-    if (this.observer !== undefined) this.notify('admitted', job);
+    this.notify('admitted', job);
     if (slotFree) this.grantSlot(job, now);
     else this.queue.push(job);
   }
@@ -137,7 +137,7 @@ export class Scheduler {
     this.slotsInUse--;
     this.deadlines.remove(job);
     job.enterCleaning(now);
-    if (this.observer !== undefined) this.notify('slotReleased', job);
+    this.notify('slotReleased', job);
     this.grantNext(now);
   }
 
@@ -146,12 +146,11 @@ export class Scheduler {
     if (job.finished || !job.admitted) return;
     if (job.holdsSlot) this.releaseSlot(job);
     else if (job.phase === 'Queued') this.abort(job, new RuntimeStoppedError());
-    job.finished = true;
-    this.deadlines.remove(job);
+    job.finished = true; // its deadline went when it entered Cleaning
     this.deadlines.left(job);
     this.queue.left(job);
     this.jobs.remove(job);
-    if (this.observer !== undefined) this.notify('finished', job);
+    this.notify('finished', job);
     if (this.drainWaiters.length > 0 && this.jobs.size === 0) {
       const waiters = this.drainWaiters;
       this.drainWaiters = [];
@@ -245,19 +244,20 @@ export class Scheduler {
   private grantSlot(job: Job, now: number): void {
     this.slotsInUse++;
     job.enterPreparing(now);
-    if (this.observer !== undefined) this.notify('slotGranted', job);
+    this.notify('slotGranted', job);
     job.granted(now);
   }
 
   /**
    * Runs an observer hook; what it throws is reported and never stops the step it observes.
-   * Callers check first that there is an observer, so that a scheduler without one pays nothing.
+   * A scheduler without an observer returns at once.
    */
   private notify<K extends keyof SchedulerObserver>(
     hook: K,
     subject: Parameters<NonNullable<SchedulerObserver[K]>>[0],
   ): void {
-    const observer = this.observer as SchedulerObserver;
+    const observer = this.observer;
+    if (observer === undefined) return;
     const fn = observer[hook] as ((subject: unknown) => void) | undefined;
     if (fn === undefined) return;
     try {
