@@ -146,9 +146,9 @@ export class ModelRuntime implements ModelGateway, CallDriver {
   complete(request: GenerationRequest, options: CallOptions = NO_OPTIONS): Promise<ModelResponse> {
     const call = this.admit(request, options, undefined);
     // The promise exists before the request is recorded, so a journal that fails at once can settle it.
-    const answer = new Promise<ModelResponse>(captureSettlers);
-    call.settleWith(captured.resolve!, captured.reject!);
-    captured.resolve = captured.reject = undefined;
+    // The executor stores the settlers in the new call itself: a store into an object that
+    // lives long (a shared holder, say) costs a write barrier each; the closure is compiled away.
+    const answer = new Promise<ModelResponse>((resolve, reject) => call.settleWith(resolve, reject));
     this.recordRequest(call);
     return answer;
   }
@@ -437,23 +437,6 @@ export class ModelRuntime implements ModelGateway, CallDriver {
       error: error instanceof Error ? error.message : String(error),
     };
   }
-}
-
-/**
- * Where {@link captureSettlers} leaves a new promise's resolve and reject: one executor for every
- * call instead of a closure each (Node 20 has no `Promise.withResolvers`).
- */
-const captured: {
-  resolve: ((response: ModelResponse) => void) | undefined;
-  reject: ((error: ModelRuntimeError) => void) | undefined;
-} = { resolve: undefined, reject: undefined };
-
-function captureSettlers(
-  resolve: (response: ModelResponse) => void,
-  reject: (error: ModelRuntimeError) => void,
-): void {
-  captured.resolve = resolve;
-  captured.reject = reject;
 }
 
 /** True when a temporary budget with `limits` could neither refuse its one call nor bound its time. */
