@@ -234,7 +234,7 @@ async function queuedFootprint(make, depth) {
 }
 
 /** The subjects by key: each makes a caller for a wait queue of `maxQueued`. */
-const makers = {
+export const makers = {
   sluice: ours,
   // The journal keeps the records of the calls in flight only (two each): what retaining 4,096
   // records costs the collector, the difference to the runtime's own row shows.
