@@ -1,6 +1,6 @@
 // CPU instructions per no-op call, counted by valgrind's callgrind: a measure of the work a
 // subject does that the machine's noise does not move. Wall-clock ratios on a shared virtual
-// machine swing by ±10 % from one minute to the next; an instruction count repeats within ~2 %.
+// machine swing by ±10 % from one minute to the next; an instruction count repeats within a few per cent.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -18,8 +18,8 @@ export async function hasValgrind() {
   }
 }
 
-/** Instructions the whole process executes for `calls` calls through subject `key`, `outstanding` at a time. */
-async function countInstructions(key, calls, outstanding) {
+/** Instructions the whole process executes for `calls` calls through subject `key`. */
+async function countInstructions(key, calls) {
   // One thread: V8 then compiles and collects on the main thread, at the same points every run,
   // so the count repeats. The time of day still matters a little (call ids and timestamps are
   // formatted once per millisecond, and under valgrind a call takes ~100 µs): that work is counted
@@ -34,7 +34,6 @@ async function countInstructions(key, calls, outstanding) {
       SUBJECT,
       key,
       String(calls),
-      String(outstanding),
     ],
     { maxBuffer: 16 * 2 ** 20 },
   );
@@ -44,11 +43,11 @@ async function countInstructions(key, calls, outstanding) {
 }
 
 /**
- * Instructions per call of each subject in a closed loop of `outstanding`: the count for `long`
- * calls minus the count for `short` ones, over the difference — start-up, loading, the first
- * compilations and the loop's ramp cancel out. Runs two counts at a time.
+ * Instructions per call of each subject in its bounded loop: the count for `long` calls minus
+ * the count for `short` ones, over the difference — start-up, loading and the first
+ * compilations cancel out. Runs two counts at a time.
  */
-export async function instructionsPerCall(keys, { short, long, outstanding = 36 }) {
+export async function instructionsPerCall(keys, { short, long }) {
   const jobs = keys.flatMap((key) => [
     { key, calls: short },
     { key, calls: long },
@@ -58,7 +57,7 @@ export async function instructionsPerCall(keys, { short, long, outstanding = 36 
   const lane = async () => {
     while (next < jobs.length) {
       const job = jobs[next++];
-      counts.set(`${job.key}/${job.calls}`, await countInstructions(job.key, job.calls, outstanding));
+      counts.set(`${job.key}/${job.calls}`, await countInstructions(job.key, job.calls));
     }
   };
   await Promise.all([lane(), lane()]);

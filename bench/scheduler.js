@@ -100,7 +100,9 @@ export async function benchScheduler({ quick = false } = {}) {
   const [sluice, core, limit, queue, bare] = results;
   // Each batch of fresh workers ran every subject in the same minutes: its ratio cancels the
   // machine's drift between batches, which the ratio of the two medians does not.
-  const pairedRatios = boundedByWorker[0].map((rate, k) => rate / boundedByWorker[2][k]);
+  const byKey = (key) => boundedByWorker[subjects.findIndex(([, k]) => k === key)];
+  const limitByBatch = byKey('plimit');
+  const pairedRatios = byKey('sluice').map((rate, k) => rate / limitByBatch[k]);
   const addedUs = (rate) => 1e6 / rate - 1e6 / floorRate;
   const loopRows = results.map((r) => [
     r.name,
