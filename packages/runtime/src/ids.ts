@@ -22,7 +22,7 @@ export class CallIdGenerator {
     this.tail = '-' + random.toString('hex', 0, 2) + '-' + random.toString('hex', 2, 8);
   }
 
-  /** The next id, stamped with `epochMs` (default: now). */
+  /** The next id, stamped with `epochMs`, milliseconds since 1970 and not negative (default: now). */
   next(epochMs: number = Date.now()): string {
     let now = Math.floor(epochMs);
     if (now <= this.lastMs) {
@@ -34,8 +34,7 @@ export class CallIdGenerator {
     } else this.counter = 0;
     if (now !== this.lastMs) {
       this.lastMs = now;
-      const hex = now.toString(16).padStart(12, '0');
-      this.prefix = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7`;
+      this.prefix = timestampPrefix(now);
     }
     const counter = this.counter;
     return this.prefix + (this.suffixes[counter] ??= HEX3[counter] + this.tail);
@@ -43,3 +42,17 @@ export class CallIdGenerator {
 }
 
 const HEX3: string[] = Array.from({ length: 0x1000 }, (_, i) => i.toString(16).padStart(3, '0'));
+
+const TWO_24 = 0x100_0000;
+
+/**
+ * The id's first 48 bits (milliseconds, RFC 9562 `unix_ts_ms`) and its version digit, as
+ * `xxxxxxxx-xxxx-7`. Table lookups instead of `toString(16)`, a call into V8's runtime that
+ * costs as much as the rest of an id: at a realistic rate every call starts a new millisecond.
+ */
+export function timestampPrefix(epochMs: number): string {
+  const high = Math.floor(epochMs / TWO_24) % TWO_24; // 48 bits: the field wraps in the year 10889
+  const low = epochMs % TWO_24;
+  const hex = HEX3[high >> 12]! + HEX3[high & 0xfff]! + HEX3[low >> 12]! + HEX3[low & 0xfff]!;
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7`;
+}

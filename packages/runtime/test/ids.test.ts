@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { CallIdGenerator } from '../src/ids.js';
+import { CallIdGenerator, timestampPrefix } from '../src/ids.js';
 
 test('call ids are RFC 9562 UUIDv7 strings, unique and in creation order', () => {
   const ids = new CallIdGenerator();
@@ -19,4 +20,16 @@ test('two generators never collide', () => {
     seen.add(b.next());
   }
   expect(seen.size).toBe(10_000);
+});
+
+test('an id starts with its 48-bit millisecond timestamp in hex, then the version digit 7', () => {
+  expect(new CallIdGenerator().next(0x0123_4567_89ab)).toMatch(/^01234567-89ab-7/);
+  expect(new CallIdGenerator().next(Date.UTC(2026, 11, 2))).toMatch(/^01a2340d-0c00-7/);
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 2 ** 48 - 1 }), (ms) => {
+      const hex = ms.toString(16).padStart(12, '0');
+      expect(timestampPrefix(ms)).toBe(`${hex.slice(0, 8)}-${hex.slice(8)}-7`);
+    }),
+    { numRuns: 1000 },
+  );
 });
