@@ -74,7 +74,7 @@ export async function benchScheduler({ quick = false } = {}) {
     runs.forEach((run, i) => boundedByWorker[i].push(medianBy(run)));
     await Promise.all(fresh.map((worker) => worker.close()));
   }
-  const headToHeadRatios = await headToHead(quick ? 0 : 15, rounds, calls, deep);
+  const headToHeadRatios = await headToHead(quick ? 0 : 16, rounds, calls, deep);
   const deepRuns = await roundRobin(rounds, made, (subject) => subject.worker.run('sustained'));
   const shallowBursts = await roundRobin(rounds, made, (subject) => subject.worker.run('bursts', 36));
   const deepBursts = await roundRobin(rounds, made, (subject) => subject.worker.run('bursts', deep));
