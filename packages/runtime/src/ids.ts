@@ -22,9 +22,14 @@ export class CallIdGenerator {
     this.tail = '-' + random.toString('hex', 0, 2) + '-' + random.toString('hex', 2, 8);
   }
 
-  /** The next id, stamped with `epochMs`, milliseconds since 1970 and not negative (default: now). */
+  /**
+   * The next id, stamped with `epochMs`, milliseconds since 1970 (default: now). A time before
+   * 1970 or not a number (a broken injected clock) is stamped as 0, so ids stay well-formed,
+   * unique and ordered.
+   */
   next(epochMs: number = Date.now()): string {
-    let now = Math.floor(epochMs);
+    const floored = Math.floor(epochMs);
+    let now = floored >= 0 ? floored : 0;
     if (now <= this.lastMs) {
       now = this.lastMs;
       if (++this.counter > 0xfff) {

@@ -33,3 +33,13 @@ test('an id starts with its 48-bit millisecond timestamp in hex, then the versio
     { numRuns: 1000 },
   );
 });
+
+test('a clock before 1970 or not a number still gives well-formed, unique, ordered ids', () => {
+  const ids = new CallIdGenerator();
+  const made = [ids.next(-5), ids.next(Number.NaN), ids.next(-Infinity), ids.next(3)];
+  for (const id of made)
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  expect(made[0]).toMatch(/^00000000-0000-7000-/);
+  expect(new Set(made).size).toBe(made.length);
+  expect([...made].sort()).toEqual(made);
+});
