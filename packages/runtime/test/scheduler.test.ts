@@ -254,6 +254,25 @@ describe('SCH-9 request recording and the deadline', () => {
     expect(provider.calls).toHaveLength(1);
   });
 
+  test('SCH-9 a broken injected wall clock neither stops a call from being recorded nor strands it', async () => {
+    for (const [reading, at] of [
+      [Number.NaN, '1970-01-01T00:00:00.000Z'],
+      [-5, '1970-01-01T00:00:00.000Z'],
+      [1e20, '+275760-09-13T00:00:00.000Z'],
+    ] as const) {
+      const { runtime, provider, memory } = runtimeFixture({}, { wallClockMs: () => reading });
+      const answer = runtime.complete(ask());
+      await settle();
+      provider.calls[0]!.succeed();
+      await expect(answer).resolves.toMatchObject({ text: 'ok' });
+      expect(memory.records().map((record) => record.at)).toEqual([at, at]);
+      expect(memory.records()[0]!.callId).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
+      expect(runtime.schedulerSnapshot().inflight).toBe(0);
+    }
+  });
+
   test('SCH-9 a request record outliving the deadline is awaited and the provider never starts', async () => {
     const { runtime, provider, journal, clock, memory } = runtimeFixture();
     journal.stall();

@@ -86,6 +86,9 @@ const NO_OPTIONS: CallOptions = Object.freeze({});
 
 const DEFAULT_TEMPORARY_BUDGET: TaskBudgetLimits = { maxCalls: 1 };
 
+/** The latest time a `Date` can hold (ECMAScript: 8.64e15 ms after 1970). */
+const MAX_DATE_MS = 8.64e15;
+
 /**
  * The model gateway of SPEC SCH: every call passes the task budget, the one bounded
  * scheduler and the journal, in that order, around a provider. Admission is synchronous:
@@ -425,7 +428,12 @@ export class ModelRuntime implements ModelGateway, CallDriver {
    * the same for the same `now` within a second, so a call's id and its request record agree.
    */
   private wallAt(now: number): number {
-    return this.wallClockMs ? this.wallClockMs() : this.wallClock.at(now);
+    if (this.wallClockMs === undefined) return this.wallClock.at(now);
+    // Every wall time of the runtime comes through here, so a broken injected clock is mended
+    // here: before 1970 or not a number counts as 0, and past what a Date can hold as its end —
+    // otherwise stamping the request record would throw after admission and strand the call.
+    const epochMs = this.wallClockMs();
+    return epochMs >= 0 ? Math.min(epochMs, MAX_DATE_MS) : 0;
   }
 
   private evidence(call: Call, record: JournalRecord['type'], error: unknown): RecordingEvidence {
