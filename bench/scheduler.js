@@ -69,10 +69,11 @@ export async function benchScheduler({ quick = false } = {}) {
   const boundedSubjects = [...subjects, ...boundedOnly];
   const boundedByWorker = boundedSubjects.map(() => []);
   for (let k = 0; k < workers; k++) {
-    const fresh = boundedSubjects.map(([, key]) => new SubjectWorker(key, deep));
-    const runs = await roundRobin(rounds, fresh, (worker) => worker.run('bounded', calls));
-    runs.forEach((run, i) => boundedByWorker[i].push(medianBy(run)));
-    await Promise.all(fresh.map((worker) => worker.close()));
+    const medians = await freshBatch(
+      boundedSubjects.map(([, key]) => key),
+      { rounds, calls, deep },
+    );
+    medians.forEach((median, i) => boundedByWorker[i].push(median));
   }
   const headToHeadRatios = await headToHead(quick ? 0 : 16, rounds, calls, deep);
   const deepRuns = await roundRobin(rounds, made, (subject) => subject.worker.run('sustained'));
@@ -280,14 +281,21 @@ async function headToHead(batches, rounds, calls, deep) {
   const ratios = [];
   for (let k = 0; k < batches; k++) {
     const keys = k % 2 === 0 ? ['sluice', 'plimit'] : ['plimit', 'sluice'];
-    const fresh = keys.map((key) => new SubjectWorker(key, deep));
-    const [first, second] = (await roundRobin(rounds, fresh, (worker) => worker.run('bounded', calls))).map(
-      (runs) => medianBy(runs),
-    );
+    const [first, second] = await freshBatch(keys, { rounds, calls, deep });
     ratios.push(k % 2 === 0 ? first / second : second / first);
-    await Promise.all(fresh.map((worker) => worker.close()));
   }
   return ratios;
+}
+
+/**
+ * One batch of the bounded loop: a fresh worker per key, taking turns `rounds` times after a
+ * warm-up; returns each key's median calls per second, in the order of `keys`.
+ */
+async function freshBatch(keys, { rounds, calls, deep }) {
+  const fresh = keys.map((key) => new SubjectWorker(key, deep));
+  const runs = await roundRobin(rounds, fresh, (worker) => worker.run('bounded', calls));
+  await Promise.all(fresh.map((worker) => worker.close()));
+  return runs.map((run) => medianBy(run));
 }
 
 /**
