@@ -60,6 +60,14 @@ function result(callId: string): ModelResultRecord {
   };
 }
 
+/** How an append ended: 'confirmed', or its error. */
+function outcome(append: Promise<void>): Promise<unknown> {
+  return append.then(
+    () => 'confirmed',
+    (error: unknown) => error,
+  );
+}
+
 function withoutUndefined(record: JournalRecord): unknown {
   return JSON.parse(JSON.stringify(record));
 }
@@ -180,7 +188,7 @@ describe('SqliteJournal', () => {
     }
   });
 
-  test('a failing transaction rejects the appends it held and later batches still commit', async () => {
+  test('a record SQLite refuses is rejected alone; the others of its transaction commit', async () => {
     const journal = open();
     const db = new Database(file);
     db.exec(`CREATE TRIGGER poison BEFORE INSERT ON journal_records WHEN NEW.call_id = 'poison'
@@ -188,24 +196,81 @@ describe('SqliteJournal', () => {
     db.close();
 
     const held = [
-      journal.append(request('a')),
-      journal.append(request('poison')),
-      journal.append(request('b')),
+      outcome(journal.append(request('a'))),
+      outcome(journal.append(request('poison'))),
+      outcome(journal.append(request('b'))),
     ];
-    for (const append of held) {
-      const error = await append.then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
-      expect(error).toBeInstanceOf(JournalWriteError);
-      expect(error).toMatchObject({ code: 'journal_write_failed', sqliteCode: 'SQLITE_CONSTRAINT_TRIGGER' });
-      expect((error as Error).message).toContain(file);
-      expect((error as Error).message).toContain('poisoned record');
-    }
+    const [a, poison, b] = await Promise.all(held);
+    expect([a, b]).toEqual(['confirmed', 'confirmed']);
+    expect(poison).toBeInstanceOf(JournalWriteError);
+    expect(poison).toMatchObject({ code: 'journal_write_failed', sqliteCode: 'SQLITE_CONSTRAINT_TRIGGER' });
+    expect((poison as Error).message).toContain(file);
+    expect((poison as Error).message).toContain('poisoned record');
 
     await journal.append(request('c'));
-    expect(journal.count()).toBe(1);
-    expect(journal.stats()).toMatchObject({ batchesFailed: 1, recordsFailed: 3, batchesCommitted: 1 });
+    expect(journal.recordsForCall('poison')).toEqual([]);
+    expect(journal.count()).toBe(3);
+    expect(journal.stats()).toMatchObject({ batchesFailed: 0, recordsFailed: 1, recordsCommitted: 3 });
+  });
+
+  test('the refused record is the one told, wherever it sits among the confirmations', async () => {
+    const journal = open({ confirmSliceRecords: 2 });
+    const db = new Database(file);
+    db.exec(`CREATE TRIGGER poison BEFORE INSERT ON journal_records WHEN NEW.call_id LIKE 'poison%'
+             BEGIN SELECT RAISE(ABORT, 'poisoned record'); END`);
+    db.close();
+    const ids = ['a', 'b', 'c', 'poison-1', 'd', 'poison-2', 'e'];
+    const outcomes = await Promise.all(ids.map((id) => outcome(journal.append(request(id)))));
+    expect(outcomes.map((o) => (o === 'confirmed' ? o : 'refused'))).toEqual(
+      ids.map((id) => (id.startsWith('poison') ? 'refused' : 'confirmed')),
+    );
+    expect(journal.count()).toBe(5);
+  });
+
+  test('a record nested deeper than SQLite parses JSON is rejected alone, not with its batch', async () => {
+    const journal = open();
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 1100; i++) deep = { nested: deep };
+    const deepRecord = request('deep');
+    deepRecord.request.tools = [{ name: 'deep', parameters: deep as Record<string, unknown> }];
+
+    const before = outcome(journal.append(request('neighbour-before')));
+    const bad = outcome(journal.append(deepRecord));
+    const after = outcome(journal.append(request('neighbour-after')));
+
+    expect(await before).toBe('confirmed');
+    expect(await after).toBe('confirmed');
+    expect(await bad).toBeInstanceOf(JournalWriteError);
+    expect(journal.count()).toBe(2);
+  });
+
+  test('a file deleted while open fails its transactions whole: a confirmation would be a lost record', async () => {
+    const journal = open();
+    await journal.append(request('before')); // the writer thread has the file open
+    for (const name of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(name, { force: true });
+
+    const held = await Promise.all([
+      outcome(journal.append(request('x'))),
+      outcome(journal.append(request('y'))),
+    ]);
+    for (const error of held) {
+      expect(error).toBeInstanceOf(JournalWriteError);
+      expect((error as Error).message).toMatch(/deleted/);
+    }
+    expect(journal.stats()).toMatchObject({ batchesFailed: 1, recordsFailed: 2 });
+    await journal.close();
+    expect(fs.existsSync(file)).toBe(false);
+  });
+
+  test('a file replaced while open is not written through the old one', async () => {
+    const journal = open();
+    await journal.append(request('before'));
+    for (const name of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(name, { force: true });
+    fs.writeFileSync(file, ''); // e.g. a restore, or a new empty file at the same path
+
+    const after = await outcome(journal.append(request('after')));
+    expect(after).toBeInstanceOf(JournalWriteError);
+    expect((after as Error).message).toMatch(/replaced/);
   });
 
   test('a malformed record is rejected alone and does not fail its batch', async () => {
@@ -391,6 +456,19 @@ describe('journal schema', () => {
       });
     } finally {
       db.close();
+    }
+  });
+
+  test('opening a current file takes no write lock: a busy writer elsewhere does not stall it', async () => {
+    await open().close();
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE'); // another process in the middle of a write transaction
+    try {
+      const journal = open({ busyTimeoutMs: 1 });
+      expect(journal.count()).toBe(0);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
     }
   });
 

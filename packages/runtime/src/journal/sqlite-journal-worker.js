@@ -7,11 +7,13 @@
  * Protocol (one batch in flight at a time):
  *   in:  { type: 'commit', bodies }  bodies = the records' JSON texts, in append order
  *        { type: 'close' }
- *   out: { type: 'committed' } | { type: 'failed', message, sqliteCode } | { type: 'closed', message? }
+ *   out: { type: 'committed', rejected? } | { type: 'failed', message, sqliteCode } | { type: 'closed', message? }
+ *        rejected = [{ index, message, sqliteCode }]: records refused alone while the rest committed
  *
  * Every other column is computed by SQLite from the body (schema version 2), so a record costs
  * the main thread one string to send and this thread one bound value.
  */
+import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
@@ -35,6 +37,10 @@ const port = parentPort;
 const options = /** @type {WriterOptions} */ (workerData);
 
 const db = new Database(options.path, { fileMustExist: true });
+// The file this connection writes. In WAL mode SQLite goes on committing into a database file
+// that was deleted or replaced while open (it checks that only in rollback mode): the commits
+// succeed and are lost. Each batch checks that the path still names this file.
+const opened = statSync(options.path);
 db.pragma(`busy_timeout = ${options.busyTimeoutMs}`);
 db.pragma('journal_mode = WAL');
 db.pragma(`synchronous = ${options.synchronous}`);
@@ -60,6 +66,54 @@ const commitBodies = db.transaction(
   },
 );
 
+const insertAlone = db.transaction(
+  /** @param {string} body */
+  (body) => insertOne.run(body),
+);
+
+/**
+ * The batch again, each record under a savepoint of its own: what SQLite refuses in one record
+ * (JSON it cannot parse, a constraint) is rolled back and reported alone, the rest commits.
+ */
+const commitEach = db.transaction(
+  /** @param {string[]} bodies */
+  (bodies) => {
+    /** @type {Array<{ index: number; message: string; sqliteCode: string | undefined }>} */
+    const rejected = [];
+    for (const [index, body] of bodies.entries()) {
+      try {
+        insertAlone(body);
+      } catch (error) {
+        rejected.push({ index, ...describe(error) });
+      }
+    }
+    return rejected;
+  },
+);
+
+/**
+ * Result codes about the database rather than one record (busy, full, I/O, read-only, corrupt,
+ * …): trying the records one by one would fail alike, only slower.
+ */
+const DATABASE_LEVEL =
+  /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|NOMEM|CORRUPT|NOTADB|CANTOPEN|PERM|AUTH|PROTOCOL|INTERRUPT)/;
+
+/** Commits `bodies`; returns the records refused alone (none when the batch committed whole). */
+function commit(/** @type {string[]} */ bodies) {
+  checkFileInPlace();
+  try {
+    commitBodies.immediate(bodies);
+    return [];
+  } catch (error) {
+    const { sqliteCode } = describe(error);
+    if (sqliteCode === undefined || DATABASE_LEVEL.test(sqliteCode) || bodies.length === 1) throw error;
+    return commitEach.immediate(bodies);
+  } finally {
+    // Deleted during the commit: what it wrote is in no file that the path names.
+    checkFileInPlace();
+  }
+}
+
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let idleTimer;
 let dirty = false;
@@ -82,8 +136,8 @@ port.on(
   (request) => {
     if (request.type === 'commit') {
       try {
-        commitBodies.immediate(request.bodies);
-        port.postMessage({ type: 'committed' });
+        const rejected = commit(request.bodies);
+        port.postMessage(rejected.length > 0 ? { type: 'committed', rejected } : { type: 'committed' });
       } catch (error) {
         port.postMessage({ type: 'failed', ...describe(error) });
       }
@@ -106,6 +160,17 @@ port.on(
     }
   },
 );
+
+/** Throws when the database file was deleted, moved or replaced since this connection opened it. */
+function checkFileInPlace() {
+  const now = statSync(options.path, { throwIfNoEntry: false });
+  if (now && now.ino === opened.ino && now.dev === opened.dev) return;
+  const error = new Error(
+    `the database file was ${now ? 'replaced' : 'deleted'} while the journal had it open; records written to it are lost`,
+  );
+  /** @type {Error & { code?: string }} */ (error).code = 'SQLITE_READONLY_DBMOVED';
+  throw error;
+}
 
 /**
  * @param {unknown} error

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { LinkedQueue } from '../scheduler/linked-queue.js';
@@ -55,6 +55,8 @@ export interface SqliteJournalStats {
 /** Appends confirmed in the same turn of the loop: at most `confirmSliceRecords` of them. */
 interface Slice {
   readonly listeners: AppendListener[];
+  /** Errors of records the writer refused alone, by position in `listeners`. */
+  refused?: Array<Error | undefined>;
 }
 
 interface Batch {
@@ -67,9 +69,16 @@ interface Batch {
 }
 
 type WriterReply =
-  | { type: 'committed' }
+  | { type: 'committed'; rejected?: RefusedRecord[] }
   | { type: 'failed'; message: string; sqliteCode: string | undefined }
   | { type: 'closed'; message: string | undefined };
+
+/** A record of a batch that SQLite refused while the others committed; `index` in append order. */
+interface RefusedRecord {
+  index: number;
+  message: string;
+  sqliteCode: string | undefined;
+}
 
 /** What the writer thread is started with (its `workerData`). */
 interface WriterSettings {
@@ -197,7 +206,9 @@ export class SqliteJournal implements Journal {
       throw error;
     }
     this.workerData = {
-      path: this.path,
+      // Absolute, so that the writer thread (started later, on first use) opens and watches the
+      // file opened here even if the process changes its working directory in between.
+      path: resolve(this.path),
       synchronous,
       busyTimeoutMs,
       walAutocheckpointPages,
@@ -343,8 +354,19 @@ export class SqliteJournal implements Journal {
     this.inflight = undefined;
     let error: Error | undefined;
     if (reply.type === 'committed') {
+      const refused = reply.rejected ?? [];
       this.counters.batchesCommitted++;
-      this.counters.recordsCommitted += batch.records;
+      this.counters.recordsCommitted += batch.records - refused.length;
+      this.counters.recordsFailed += refused.length;
+      for (const { index, message, sqliteCode } of refused) {
+        const slice = batch.slices[Math.floor(index / this.confirmSliceRecords)];
+        if (!slice) continue;
+        (slice.refused ??= [])[index % this.confirmSliceRecords] = new JournalWriteError(
+          this.path,
+          `record refused: ${message}`,
+          sqliteCode,
+        );
+      }
     } else {
       this.counters.batchesFailed++;
       this.counters.recordsFailed += batch.records;
@@ -371,7 +393,10 @@ export class SqliteJournal implements Journal {
     if (!next) return;
     const { listeners } = next.slice;
     this.outstanding -= listeners.length;
-    for (const listener of listeners) tell(listener, next.error, this.reportError);
+    const { refused } = next.slice;
+    for (let i = 0; i < listeners.length; i++) {
+      tell(listeners[i]!, next.error ?? refused?.[i], this.reportError);
+    }
     if (this.settling.size > 0) {
       if (!this.settleScheduled) {
         this.settleScheduled = true;

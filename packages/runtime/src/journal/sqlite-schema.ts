@@ -78,6 +78,9 @@ export function migrateJournal(
 ): MigrationOutcome {
   checkMigrationOrder(migrations);
   const latest = migrations[migrations.length - 1]?.version ?? 0;
+  // A current file needs no write lock: another process writing it must not stall this open.
+  const current = userVersion(db);
+  if (current === latest) return { from: current, to: current };
   const run = db.transaction((): MigrationOutcome => {
     const from = userVersion(db);
     if (from > latest) {
