@@ -6,18 +6,34 @@ export interface Pricing {
   outputMinorPerMillionTokens: number;
 }
 
-/** The cost of `usage` in integer minor units, rounded up so budgets never under-count. */
-export function costOf(usage: Usage | undefined, pricing: Pricing | undefined): number {
+/**
+ * The exact cost of `usage` in millionths of a minor unit — an integer, so a budget can sum
+ * calls without rounding each one (SCH-2) and round the total once.
+ */
+export function costMicroOf(usage: Usage | undefined, pricing: Pricing | undefined): number {
   if (!usage || !pricing) return 0;
-  const micro =
+  return (
     usage.inputTokens * pricing.inputMinorPerMillionTokens +
-    usage.outputTokens * pricing.outputMinorPerMillionTokens;
+    usage.outputTokens * pricing.outputMinorPerMillionTokens
+  );
+}
+
+/** Whole minor units for `micro` millionths of one, rounded up so budgets never under-count. */
+export function minorOfMicro(micro: number): number {
   return Math.ceil(micro / 1_000_000);
 }
 
-/** Validates a price table, naming the offending value. */
+/** The cost of `usage` in integer minor units, rounded up so budgets never under-count. */
+export function costOf(usage: Usage | undefined, pricing: Pricing | undefined): number {
+  return minorOfMicro(costMicroOf(usage, pricing));
+}
+
+const PRICE_NAMES = ['inputMinorPerMillionTokens', 'outputMinorPerMillionTokens'] as const;
+
+/** Validates a price table, naming the offending value; both prices are required. */
 export function validatePricing(pricing: Pricing): Pricing {
-  for (const [name, value] of Object.entries(pricing)) {
+  for (const name of PRICE_NAMES) {
+    const value = pricing[name];
     if (!(Number.isSafeInteger(value) && value >= 0)) {
       throw new RangeError(`pricing.${name} must be a non-negative integer, got ${String(value)}`);
     }

@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../clock.js';
 import { BudgetError, type BudgetReason } from '../errors.js';
+import { minorOfMicro } from './pricing.js';
 import { jsonStringBytes } from '../scheduler/request-size.js';
 import type { Usage } from '../types.js';
 
@@ -45,7 +46,8 @@ export class TaskBudget {
   private calls = 0;
   private inputTokens = 0;
   private outputTokens = 0;
-  private costMinor = 0;
+  /** Exact cost in millionths of a minor unit; rounded up once when read (never per call). */
+  private costMicro = 0;
   private activeCalls = 0;
   private activeSince = 0;
   private activityMs = 0;
@@ -101,13 +103,16 @@ export class TaskBudget {
     if (this.activeCalls++ === 0) this.activeSince = now;
   }
 
-  /** @internal Adds what a finished call used; the budget stops itself when a limit is reached. */
-  settle(usage: Usage | undefined, costMinor: number): void {
+  /**
+   * @internal Adds what a finished call used — its cost exact, in millionths of a minor unit
+   * (see `costMicroOf`); the budget stops itself when a limit is reached.
+   */
+  settle(usage: Usage | undefined, costMicro: number): void {
     if (usage) {
       this.inputTokens += usage.inputTokens;
       this.outputTokens += usage.outputTokens;
     }
-    this.costMinor += costMinor;
+    this.costMicro += costMicro;
     if (--this.activeCalls === 0) this.activityMs += this.clock.now() - this.activeSince;
   }
 
@@ -118,7 +123,7 @@ export class TaskBudget {
       calls: this.calls,
       inputTokens: this.inputTokens,
       outputTokens: this.outputTokens,
-      costMinor: this.costMinor,
+      costMinor: minorOfMicro(this.costMicro),
       activityMs: Math.round(this.currentActivityMs()),
     };
     const reason = this.stopped;
@@ -136,7 +141,7 @@ export class TaskBudget {
     if (l.maxCalls !== undefined && this.calls >= l.maxCalls) return 'calls';
     if (l.maxInputTokens !== undefined && this.inputTokens >= l.maxInputTokens) return 'input_tokens';
     if (l.maxOutputTokens !== undefined && this.outputTokens >= l.maxOutputTokens) return 'output_tokens';
-    if (l.maxCostMinor !== undefined && this.costMinor >= l.maxCostMinor) return 'cost';
+    if (l.maxCostMinor !== undefined && minorOfMicro(this.costMicro) >= l.maxCostMinor) return 'cost';
     if (l.maxActivityMs !== undefined && this.currentActivityMs() >= l.maxActivityMs) return 'activity_time';
     return undefined;
   }
@@ -150,7 +155,7 @@ export class TaskBudget {
       case 'output_tokens':
         return `${this.outputTokens}/${this.limits.maxOutputTokens} output tokens`;
       case 'cost':
-        return `${this.costMinor}/${this.limits.maxCostMinor} cost units`;
+        return `${minorOfMicro(this.costMicro)}/${this.limits.maxCostMinor} cost units`;
       case 'activity_time':
         return `${Math.round(this.currentActivityMs())}/${this.limits.maxActivityMs} ms of activity`;
       default:

@@ -2,7 +2,7 @@ import type { ModelLimits, ModelSchedulerSnapshot } from '@sluice/protocol';
 import { systemClock, type Clock } from '../clock.js';
 import type { ErrorReporter } from '../report-error.js';
 import { TaskBudget, validateBudgetLimits, type TaskBudgetLimits } from '../budget/task-budget.js';
-import { costOf, validatePricing, type Pricing } from '../budget/pricing.js';
+import { costMicroOf, costOf, validatePricing, type Pricing } from '../budget/pricing.js';
 import {
   CancelledError,
   ModelClosureFailure,
@@ -361,7 +361,7 @@ export class ModelRuntime implements ModelGateway, CallDriver {
   private settle(call: Call, error: ModelRuntimeError | undefined): void {
     const { outcome } = call;
     call.failure = error; // the call's stop reason, with the outcome's
-    call.budget?.settle(outcome?.usage, costOf(outcome?.usage, this.pricing));
+    call.budget?.settle(outcome?.usage, costMicroOf(outcome?.usage, this.pricing));
     this.scheduler.finish(call);
     call.deliver(error ? undefined : outcome, error);
   }
