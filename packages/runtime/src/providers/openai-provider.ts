@@ -96,7 +96,8 @@ export class OpenAIProvider implements ModelProvider {
   /**
    * One streaming call: a `delta` per non-empty content chunk, then one `finished`. Usage is
    * read from the final usage chunk (`stream_options.include_usage`); a server that sends
-   * none reports 0 tokens. Throws `signal.reason` on abort, else a {@link ProviderError}.
+   * none reports 0 tokens. A stream that ends without a `finish_reason` was cut short and
+   * fails. Throws `signal.reason` on abort, else a {@link ProviderError}.
    */
   async *stream(request: GenerationRequest, options: ProviderCallOptions): AsyncGenerator<ModelStreamEvent> {
     const call = new Call(this.endpoint, this.clock, options);
@@ -112,8 +113,11 @@ export class OpenAIProvider implements ModelProvider {
       } catch (error) {
         throw call.translate(error);
       }
-      let stopReason: ModelStopReason = 'end_turn';
+      // Undefined until the model says why it stopped: a stream that ends before is cut short.
+      let stopReason: ModelStopReason | undefined;
+      let refused = false;
       let usage: Usage = { inputTokens: 0, outputTokens: 0 };
+      let sawUsage = false;
       for (;;) {
         let next: IteratorResult<OpenAI.Chat.ChatCompletionChunk>;
         try {
@@ -125,12 +129,26 @@ export class OpenAIProvider implements ModelProvider {
         call.throwIfStopped();
         if (next.done) break;
         const chunk = next.value;
-        if (chunk.usage) usage = usageOf(chunk.usage);
+        if (chunk.usage) {
+          usage = usageOf(chunk.usage);
+          sawUsage = true;
+        }
         const choice = chunk.choices?.[0];
         if (choice?.finish_reason) stopReason = stopReasonOf(choice.finish_reason);
-        const text = choice?.delta?.content;
+        const delta = choice?.delta;
+        // A refusal streams in its own field; it is the answer's text, as in `complete`.
+        if (delta?.refusal) refused = true;
+        const text = delta?.content || delta?.refusal;
         if (text) yield { type: 'delta', text };
       }
+      // The client does not require `[DONE]`: a connection closed cleanly mid-answer, or a 200
+      // body that is not an event stream at all, would otherwise pass for a finished answer.
+      // The usage chunk comes last, so a server that never names a finish reason still ends.
+      if (stopReason === undefined && !sawUsage) {
+        throw new ProviderError(`${this.endpoint} ended the stream before the model finished`, true);
+      }
+      stopReason ??= 'end_turn';
+      if (refused) stopReason = 'refusal';
       completed = true;
       // Released before the last event: a consumer may stop pulling once it has `finished`.
       call.dispose();
