@@ -9,6 +9,7 @@ import {
   ModelRuntimeError,
   ProviderError,
   RecordingError,
+  RuntimeStoppedError,
   type RecordingEvidence,
 } from '../errors.js';
 import type {
@@ -182,11 +183,11 @@ export class ModelRuntime implements ModelGateway, CallDriver {
 
   /**
    * Stops admitting, cancels queued calls and waits until every accepted call has recorded
-   * and cleaned up. With `abortRunning`, running calls are cancelled as well.
+   * and cleaned up. With `abortRunning`, running calls are stopped as well, with `RuntimeStopped`.
    */
   async shutdown(options: { abortRunning?: boolean } = {}): Promise<void> {
     this.scheduler.stop();
-    if (options.abortRunning) this.scheduler.abortAll(() => new CancelledError('host'));
+    if (options.abortRunning) this.scheduler.abortAll(() => new RuntimeStoppedError());
     await this.scheduler.drained();
   }
 
@@ -374,14 +375,21 @@ export class ModelRuntime implements ModelGateway, CallDriver {
       for (;;) {
         await channel.demand(call);
         const step = await call.race(iterator.next());
-        if (step.done) return { text, stopReason: 'end_turn', usage: { inputTokens: 0, outputTokens: 0 } };
+        // A stream owes exactly one `finished`: one that ends without it was cut short, and
+        // passing it off as a whole answer would record a truncated text as a success.
+        if (step.done)
+          throw new ProviderError(`${this.provider.name} ended its stream without finished`, false);
         const event = step.value;
-        if (event.type === 'finished') return { text, stopReason: event.stopReason, usage: event.usage };
+        if (event.type === 'finished') {
+          // Nothing more is pulled: close the provider's stream so that its cleanup runs.
+          closeQuietly(iterator);
+          return { text, stopReason: event.stopReason, usage: event.usage };
+        }
         text += event.text;
         channel.deliver(event);
       }
     } catch (error) {
-      void Promise.resolve(iterator.return?.()).catch(() => undefined);
+      closeQuietly(iterator);
       throw error;
     }
   }
@@ -444,6 +452,19 @@ export class ModelRuntime implements ModelGateway, CallDriver {
       failedAt: isoTimestamp(this.wallAt(this.clock.now())),
       error: error instanceof Error ? error.message : String(error),
     };
+  }
+}
+
+/**
+ * Closes a provider's stream the runtime stops pulling, without waiting: a `return()` that
+ * throws or rejects is the provider's trouble and never replaces the call's own outcome.
+ */
+function closeQuietly(iterator: AsyncIterator<unknown>): void {
+  try {
+    const closing = iterator.return?.();
+    if (closing !== undefined) Promise.resolve(closing).catch(() => undefined);
+  } catch {
+    // ignored, as above
   }
 }
 

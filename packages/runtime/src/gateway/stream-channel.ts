@@ -56,6 +56,10 @@ export class StreamChannel {
   close(): boolean {
     const wasOpen = !this.done && !this.final;
     this.done = true;
+    // A next() still outstanding ends too, as an async generator's would: nothing settles it later.
+    const pull = this.pull;
+    this.pull = undefined;
+    pull?.resolve({ value: undefined, done: true });
     return wasOpen;
   }
 

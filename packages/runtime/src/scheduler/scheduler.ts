@@ -102,9 +102,12 @@ export class Scheduler {
     job.accept(timeoutMs, now);
     this.jobs.add(job);
     this.deadlines.add(job);
-    this.notify('admitted', job);
-    if (slotFree) this.grantSlot(job, now);
+    // The job is counted where it is (holding a slot, or waiting) before any hook can look at
+    // the snapshot; `admitted` is still told before `slotGranted`.
+    if (slotFree) this.takeSlot(job, now);
     else this.queue.push(job);
+    this.notify('admitted', job);
+    if (slotFree) this.slotTaken(job, now);
   }
 
   /**
@@ -242,8 +245,16 @@ export class Scheduler {
   }
 
   private grantSlot(job: Job, now: number): void {
+    this.takeSlot(job, now);
+    this.slotTaken(job, now);
+  }
+
+  private takeSlot(job: Job, now: number): void {
     this.slotsInUse++;
     job.enterPreparing(now);
+  }
+
+  private slotTaken(job: Job, now: number): void {
     this.notify('slotGranted', job);
     job.granted(now);
   }
