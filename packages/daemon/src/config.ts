@@ -21,7 +21,7 @@ export interface DaemonConfig {
   apiKey?: string;
   /** Simulated latency of the echo model (ms before its first delta); default 0. */
   echoDelayMs?: number;
-  /** Default 5; 0 = unlimited (SPEC BP-1/2). */
+  /** Default 5; 0 or Infinity = unlimited (SPEC BP-1/2). */
   maxPendingPromptsPerSession?: number;
   promptDeadlineMs?: number;
   maxSessions?: number;
@@ -71,7 +71,7 @@ export class DaemonConfigError extends Error {
 }
 
 type Rule =
-  | { kind: 'int'; min: 0 | 1; max?: number; default?: number }
+  | { kind: 'int'; min: 0 | 1; max?: number; default?: number; infinity?: boolean }
   | { kind: 'string'; nonEmpty: boolean; default?: string }
   | { kind: 'enum'; values: readonly string[]; default: string }
   | { kind: 'httpUrl' };
@@ -94,7 +94,8 @@ const RULES: Record<keyof DaemonConfig, Rule> = {
   baseURL: { kind: 'httpUrl' },
   apiKey: { kind: 'string', nonEmpty: false },
   echoDelayMs: count(0, { max: MAX_TIMER_MS, default: 0 }),
-  maxPendingPromptsPerSession: count(0, { default: 5 }),
+  // SPEC BP-2: `0` or `Infinity` means unlimited (the bridge takes both).
+  maxPendingPromptsPerSession: { kind: 'int', min: 0, default: 5, infinity: true },
   promptDeadlineMs: count(1, { max: MAX_TIMER_MS }),
   maxSessions: count(1),
   maxSessionsPerWorkspace: count(1),
@@ -119,6 +120,7 @@ function describe(value: unknown): string {
 function violation(rule: Rule, value: unknown): string | undefined {
   switch (rule.kind) {
     case 'int':
+      if (rule.infinity === true && value === Infinity) return undefined;
       if (typeof value !== 'number' || !Number.isInteger(value))
         return `must be ${rule.min === 0 ? 'a non-negative' : 'a positive'} integer`;
       if (value < rule.min) return `must be ${rule.min === 0 ? 'non-negative' : 'positive'}`;
