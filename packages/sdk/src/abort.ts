@@ -3,6 +3,9 @@ export function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 }
 
+/** Largest delay `setTimeout` honours (about 24.8 days); a longer one would fire after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Resolves after `ms`, or rejects with the abort reason as soon as `signal` aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -11,10 +14,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       clearTimeout(timer);
       reject(abortReason(signal!));
     };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.min(ms, MAX_TIMER_MS),
+    );
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
@@ -36,9 +42,12 @@ export function anySignal(signals: ReadonlyArray<AbortSignal | undefined>): Abor
   return controller.signal;
 }
 
-/** An abort controller that fires after `ms` (no timer when `ms` is 0); `clear()` disarms it. */
+/**
+ * An abort controller that fires after `ms` (no timer when `ms` is 0, or longer than a timer can
+ * wait: that is as good as none); `clear()` disarms it.
+ */
 export function timeoutController(ms: number): { signal: AbortSignal | undefined; clear(): void } {
-  if (ms <= 0) return { signal: undefined, clear: () => {} };
+  if (ms <= 0 || ms > MAX_TIMER_MS) return { signal: undefined, clear: () => {} };
   const controller = new AbortController();
   const timer = setTimeout(
     () => controller.abort(new DOMException(`Request timed out after ${ms} ms`, 'TimeoutError')),

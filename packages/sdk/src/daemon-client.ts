@@ -17,7 +17,7 @@ import {
   type SessionSummary,
   type StateResyncRequiredData,
 } from '@sluice/protocol';
-import { abortReason } from './abort.js';
+import { abortReason, MAX_TIMER_MS } from './abort.js';
 import { DaemonPromptLostError, DaemonStreamEndedError } from './errors.js';
 import {
   DEFAULT_RECONNECT,
@@ -404,13 +404,21 @@ export class DaemonClient {
       ...(signal === undefined ? {} : { signal }),
       ...(clientId === undefined ? {} : { clientId }),
     });
-    for await (const event of stream) {
-      const result = matchTurnEvent(event, accepted.promptId);
-      if (result !== undefined) return result;
-      if (event.type === EVENT_TYPES.stateResyncRequired)
-        epochReset ||= (event.data as StateResyncRequiredData | null)?.reason === 'epoch_reset';
-      else if (event.type === EVENT_TYPES.replayComplete && epochReset)
-        throw new DaemonPromptLostError(sessionId, accepted.promptId);
+    try {
+      for await (const event of stream) {
+        const result = matchTurnEvent(event, accepted.promptId);
+        if (result !== undefined) return result;
+        if (event.type === EVENT_TYPES.stateResyncRequired)
+          epochReset ||= (event.data as StateResyncRequiredData | null)?.reason === 'epoch_reset';
+        else if (event.type === EVENT_TYPES.replayComplete && epochReset)
+          throw new DaemonPromptLostError(sessionId, accepted.promptId);
+      }
+    } catch (error) {
+      // the daemon accepted the prompt: a retryable failure of the *stream* (429, 503) must not
+      // invite the caller to post the prompt again — its outcome is unknown, not refused
+      if ((error as { retryable?: unknown } | null)?.retryable === true)
+        throw new DaemonStreamEndedError(sessionId, accepted.promptId, { cause: error });
+      throw error;
     }
     if (signal?.aborted) {
       await this.takeBackPrompt(sessionId, accepted.promptId, clientId);
@@ -447,7 +455,10 @@ export class DaemonClient {
     return new Promise<Admission>((resolve, reject) => {
       const onAbort = (): void => {
         reject(abortReason(signal));
-        const limit = setTimeout(() => background.abort(), this.fetchTimeoutMs || DEFAULT_FETCH_TIMEOUT_MS);
+        const limit = setTimeout(
+          () => background.abort(),
+          Math.min(this.fetchTimeoutMs || DEFAULT_FETCH_TIMEOUT_MS, MAX_TIMER_MS),
+        );
         post
           .then(
             (admission) =>

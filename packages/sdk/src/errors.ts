@@ -93,8 +93,9 @@ export class DaemonStreamEndedError extends SluiceError<'event_stream_ended'> {
   constructor(
     readonly sessionId: string,
     readonly promptId: string,
+    options?: { cause?: unknown },
   ) {
-    super(`The event stream of session "${sessionId}" ended before prompt ${promptId} finished`);
+    super(`The event stream of session "${sessionId}" ended before prompt ${promptId} finished`, options);
   }
 }
 

@@ -59,6 +59,9 @@ export interface SubscribeOptions {
   reconnect?: boolean | ReconnectOptions;
 }
 
+/** A reverse proxy's answers while the daemon behind it is unreachable. */
+const GATEWAY_STATUSES = new Set([502, 504]);
+
 function retryAfterOf(error: unknown): number {
   return error instanceof DaemonHttpError && error.retryAfterMs !== undefined ? error.retryAfterMs : 0;
 }
@@ -133,7 +136,10 @@ export async function* subscribeEvents(
     } catch (error) {
       if (signal?.aborted) return;
       if (error instanceof DaemonProtocolError) throw error;
-      if (error instanceof DaemonHttpError && !error.retryable) throw error;
+      // re-opening is idempotent: besides 429/503, a proxy's 502/504 (upstream briefly away) is
+      // as transient as the refused connection a direct client would see
+      if (error instanceof DaemonHttpError && !error.retryable && !GATEWAY_STATUSES.has(error.status))
+        throw error;
       lastError = error;
     } finally {
       connection.abort();
