@@ -10,9 +10,12 @@ describe('BP-2 maxPendingPromptsPerSession: Infinity at daemon start', () => {
     try {
       const caps = await api(sluice.url, 'GET', '/capabilities');
       expect(caps.body.limits.maxPendingPromptsPerSession).toBeNull();
-      const { sessionId } = (await api(sluice.url, 'POST', '/session', { body: { sessionScope: 'thread' } })).body;
+      const { sessionId } = (await api(sluice.url, 'POST', '/session', { body: { sessionScope: 'thread' } }))
+        .body;
       for (let i = 0; i < 8; i++) {
-        const res = await api(sluice.url, 'POST', `/session/${sessionId}/prompt`, { body: textPrompt(`p${i}`) });
+        const res = await api(sluice.url, 'POST', `/session/${sessionId}/prompt`, {
+          body: textPrompt(`p${i}`),
+        });
         expect(res.status).toBe(202);
       }
     } finally {
