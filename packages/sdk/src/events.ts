@@ -3,7 +3,7 @@ import { anySignal, sleep, timeoutController } from './abort.js';
 import { jitteredBackoff } from './backoff.js';
 import { DaemonHttpError, DaemonProtocolError } from './errors.js';
 import { errorFrom, discard, sessionPath, type HttpCore } from './http.js';
-import { nonNegativeInteger, positiveNumber } from './options.js';
+import { nonNegativeInteger, positiveNumber, timerMs } from './options.js';
 import { readEventStream } from './sse.js';
 
 /** One event of a session's stream (PROTOCOL §6). */
@@ -17,13 +17,25 @@ export interface ReconnectOptions {
   baseMs?: number;
   /** Largest backoff between attempts in ms (a server's `Retry-After` comes on top); default 5 000. */
   capMs?: number;
+  /**
+   * A connection that delivers not a byte for this long while it is read — not even the
+   * daemon's heartbeat, sent every 15 s — counts as dropped (a frozen daemon, a laptop that
+   * slept, a proxy that lost the peer): it is closed and re-opened like any other. Default
+   * 45 000 (three heartbeats); `0` disables.
+   */
+  idleTimeoutMs?: number;
 }
 
 /** Reconnect settings with every field set. */
 export type ReconnectSettings = Required<ReconnectOptions>;
 
 /** Defaults of {@link ReconnectOptions}. */
-export const DEFAULT_RECONNECT: ReconnectSettings = { maxAttempts: 5, baseMs: 250, capMs: 5_000 };
+export const DEFAULT_RECONNECT: ReconnectSettings = {
+  maxAttempts: 5,
+  baseMs: 250,
+  capMs: 5_000,
+  idleTimeoutMs: 45_000,
+};
 
 /** Validates reconnect options over `base`. */
 export function reconnectSettings(
@@ -36,6 +48,7 @@ export function reconnectSettings(
     maxAttempts: nonNegativeInteger('reconnect.maxAttempts', options.maxAttempts ?? base.maxAttempts),
     baseMs: positiveNumber('reconnect.baseMs', options.baseMs ?? base.baseMs),
     capMs: positiveNumber('reconnect.capMs', options.capMs ?? base.capMs),
+    idleTimeoutMs: timerMs('reconnect.idleTimeoutMs', options.idleTimeoutMs ?? base.idleTimeoutMs),
   };
 }
 
@@ -68,7 +81,8 @@ function retryAfterOf(error: unknown): number {
 
 /**
  * The session's events as an async iterator. A dropped connection (network error, the daemon
- * ending the stream, `client_evicted`, a `429`/`503`) is re-opened with `Last-Event-ID` set to
+ * ending the stream, `client_evicted`, a `429`/`503`, a proxy's `502`/`504`, a connection silent
+ * past `idleTimeoutMs`) is re-opened with `Last-Event-ID` set to
  * the last id seen and the epoch learned, after a jittered backoff that honours `Retry-After`.
  * The iteration ends after `session_closed`, when `signal` aborts, or when the reconnect
  * attempts are spent on a stream that ended (a connection error is then thrown); any other
@@ -123,7 +137,7 @@ export async function* subscribeEvents(
         options.onEpoch?.(seenEpoch);
       }
       options.onSseStreamAccepted?.(response.headers.get(SSE_STREAM_ID_HEADER) ?? undefined);
-      for await (const event of readEventStream(response.body)) {
+      for await (const event of readEventStream(response.body, undefined, reconnect.idleTimeoutMs)) {
         if (event.id !== undefined) {
           // only bus events count as progress: a stream that keeps closing after its
           // synthetic replay_complete must spend attempts, not loop at the first backoff

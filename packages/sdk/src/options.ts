@@ -1,3 +1,5 @@
+import { MAX_TIMER_MS } from './abort.js';
+
 /** Local pending-prompt limit when the option is omitted (SPEC BP-1's default). */
 export const DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION = 5;
 
@@ -38,5 +40,14 @@ export function nonNegativeInteger(name: string, value: number): number {
 export function positiveNumber(name: string, value: number): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
     throw new TypeError(`${name} must be a positive finite number, got ${String(value)}`);
+  return value;
+}
+
+/** A whole number of ms a timer can wait (0 … 2^31−1, about 24.8 days); `0` means none. */
+export function timerMs(name: string, value: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_TIMER_MS)
+    throw new TypeError(
+      `${name} must be an integer number of milliseconds in [0, ${MAX_TIMER_MS}], got ${String(value)}`,
+    );
   return value;
 }

@@ -26,13 +26,16 @@ export function parseEnvelope(data: string): EventEnvelope | undefined {
 /**
  * Yields the envelopes of an SSE body as they arrive, one chunk at a time, so a consumer
  * that stops pulling stops the reading (the socket then applies backpressure). Cancels the
- * body when the consumer leaves early.
+ * body when the consumer leaves early. With `idleTimeoutMs` (> 0), a read that gets no bytes
+ * for that long throws a `TimeoutError`: time the consumer spends between pulls never counts.
  */
 export async function* readEventStream(
   body: ReadableStream<Uint8Array>,
   maxBufferSize: number = DEFAULT_MAX_SSE_BUFFER,
+  idleTimeoutMs = 0,
 ): AsyncGenerator<EventEnvelope> {
   const reader = body.getReader();
+  const read = idleTimeoutMs > 0 ? () => readWithin(reader, idleTimeoutMs) : () => reader.read();
   const decoder = new TextDecoder();
   let batch: EventEnvelope[] = [];
   let failure: ParseError | undefined;
@@ -49,7 +52,7 @@ export async function* readEventStream(
   let finished = false;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await read();
       if (done) {
         finished = true;
         parser.feed(decoder.decode());
@@ -68,5 +71,24 @@ export async function* readEventStream(
   } finally {
     if (!finished) await reader.cancel().catch(() => {});
     reader.releaseLock();
+  }
+}
+
+/** `reader.read()`, or a `TimeoutError` when it brings nothing within `ms`. */
+async function readWithin(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  ms: number,
+): Promise<ReadableStreamReadResult<Uint8Array>> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const silent = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new DOMException(`the event stream sent nothing for ${ms} ms`, 'TimeoutError')),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([reader.read(), silent]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -121,6 +121,43 @@ describe('subscribeEvents', () => {
     expect(seen[1]!.headers['x-qwen-event-epoch']).toBe('epoch-B');
   });
 
+  test('§6 a connection that goes silent past idleTimeoutMs is re-opened from the last id; heartbeats keep one alive', async () => {
+    const seen: RecordedRequest[] = [];
+    const silent: ServerResponse[] = [];
+    server.handle((request, res) => {
+      seen.push(request);
+      openSse(res);
+      if (seen.length === 1) {
+        sendEvent(res, 'session_update', update(1), 20);
+        silent.push(res); // a frozen daemon or a peer lost behind a proxy: open, but nothing comes
+        return;
+      }
+      // a quiet but live connection: heartbeats only, for longer than the idle timeout
+      const beat = setInterval(() => res.write(': heartbeat\n\n'), 20);
+      setTimeout(() => {
+        clearInterval(beat);
+        sendEvent(res, 'session_closed', { sessionId: 's' }, 21);
+        res.end();
+      }, 300);
+    });
+    const client = new DaemonClient({
+      baseUrl: server.url,
+      reconnect: { ...fastReconnect, idleTimeoutMs: 100 },
+    });
+    const events = await collect(client.subscribeEvents('s', { lastEventId: 19 }));
+    for (const res of silent) res.destroy();
+    expect(events.map((e) => e.id)).toEqual([20, 21]);
+    expect(seen.map((r) => r.headers['last-event-id'])).toEqual(['19', '20']);
+  });
+
+  test('§6 idleTimeoutMs must be a whole number of ms a timer can wait', () => {
+    for (const idleTimeoutMs of [-1, 1.5, 2 ** 31, Number.NaN]) {
+      expect(() => new DaemonClient({ baseUrl: server.url, reconnect: { idleTimeoutMs } })).toThrow(
+        `reconnect.idleTimeoutMs must be an integer number of milliseconds in [0, 2147483647], got ${String(idleTimeoutMs)}`,
+      );
+    }
+  });
+
   test('§6 client_evicted is followed by a resume from droppedAfter', async () => {
     const seen: RecordedRequest[] = [];
     server.handle((request, res) => {
