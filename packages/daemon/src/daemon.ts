@@ -15,6 +15,7 @@ import { SessionBridge } from './sessions/session-bridge.js';
 import { SESSION_EVENT, type SessionEvent, type SessionEventSink } from './sessions/session-events.js';
 import type { SessionStore } from './sessions/session-store.js';
 import { prepareDataDir } from './persistence/data-dir.js';
+import { lockDataDir } from './persistence/data-dir-lock.js';
 import { LazySqlitePersistence } from './persistence/lazy-sqlite-persistence.js';
 
 export {
@@ -152,10 +153,14 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
   let journal = parts.journal;
   let store = parts.store;
   let persistence: LazySqlitePersistence | undefined;
+  let unlockDataDir = (): void => {};
   if (journal === undefined) {
     // Sessions and their conversations live in the same database as the journal. The directory
-    // is checked now; the file is opened on first use (docs/decisions/011).
-    persistence = new LazySqlitePersistence(prepareDataDir(resolve(resolved.dataDir)), store === undefined);
+    // is checked and claimed now; the file is opened on first use (docs/decisions/011).
+    const dataDir = resolve(resolved.dataDir);
+    const path = prepareDataDir(dataDir);
+    unlockDataDir = lockDataDir(dataDir);
+    persistence = new LazySqlitePersistence(path, store === undefined);
     journal = persistence.journal;
     store ??= persistence.store;
   }
@@ -175,6 +180,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     });
   } catch (error) {
     void (persistence ?? ownedJournal).close().catch(() => {});
+    unlockDataDir();
     throw error;
   }
   const chatAgent = parts.agent === undefined ? new ChatAgent({ runtime, model: resolved.model }) : undefined;
@@ -210,7 +216,11 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     await bridge.shutdown('daemon_shutdown');
     buses.closeAll('daemon_shutdown');
     await runtime.shutdown({ abortRunning: true });
-    await (persistence ?? ownedJournal).close();
+    try {
+      await (persistence ?? ownedJournal).close();
+    } finally {
+      unlockDataDir();
+    }
   };
   return {
     config: resolved,

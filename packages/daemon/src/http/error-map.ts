@@ -86,6 +86,13 @@ const TABLE: Record<
       };
     },
   },
+  session_id_conflict: {
+    status: 409,
+    body: (error) => {
+      const e = error as unknown as { sessionId: string; workspaceCwd: string; conflict: string };
+      return { ...plain(error), sessionId: e.sessionId, workspaceCwd: e.workspaceCwd, conflict: e.conflict };
+    },
+  },
   invalid_cursor: { status: 400 },
   invalid_branch_name: { status: 400 },
   invalid_turn_result: { status: 500 },

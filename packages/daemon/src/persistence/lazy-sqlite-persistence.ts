@@ -1,7 +1,7 @@
 import { JournalClosedError, type AppendListener, type Journal, type JournalRecord } from '@sluice/runtime';
 import type { SessionListOptions } from '../sessions/session-listing.js';
 import type { SessionRecord, SessionStore } from '../sessions/session-store.js';
-import { SessionStoreClosedError } from './errors.js';
+import { SessionStoreClosedError, SessionStoreSchemaTooNewError } from './errors.js';
 import type { SqliteFiles } from './sqlite-files.js';
 
 /**
@@ -12,7 +12,8 @@ import type { SqliteFiles } from './sqlite-files.js';
  * none of it. The directory is checked at start-up instead (`prepareDataDir`).
  *
  * Calls keep their order across the opening: those made while the file opens run, in order,
- * before any made after it opened. A failed opening fails every call with its error.
+ * before any made after it opened. A failed opening fails every call waiting for it with its
+ * error; the next call opens the file again.
  */
 export class LazySqlitePersistence {
   /** Forwards to the `SqliteJournal` of the file. */
@@ -100,9 +101,18 @@ export class LazySqlitePersistence {
   }
 
   private open(): Promise<SqliteFiles> {
-    return (this.opening ??= import('./sqlite-files.js').then(
+    if (this.opening !== undefined) return this.opening;
+    const opening = import('./sqlite-files.js').then(
       ({ openSqliteFiles }) => (this.files = openSqliteFiles(this.path, this.withStore)),
-    ));
+    );
+    // A failed opening fails the calls waiting for it; the next call tries again (the cause —
+    // a lock held elsewhere, a full disk — may have passed), unless the file is being closed
+    // or was written by a newer build (that does not pass).
+    opening.catch((error: unknown) => {
+      if (error instanceof SessionStoreSchemaTooNewError) return;
+      if (this.opening === opening && !this.journalClosed && !this.storeClosed) this.opening = undefined;
+    });
+    return (this.opening = opening);
   }
 
   /** The files once an opening in flight settled; `undefined` if never opened or it failed. */

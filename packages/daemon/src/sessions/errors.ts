@@ -17,6 +17,7 @@ export type SessionErrorCode =
   | 'invalid_cwd'
   | 'workspace_mismatch'
   | 'session_workspace_conflict'
+  | 'session_id_conflict'
   | 'invalid_cursor'
   | 'invalid_branch_name'
   | 'invalid_turn_result'
@@ -213,6 +214,26 @@ export class SessionWorkspaceConflictError extends SessionError {
   ) {
     super(
       `Session "${sessionId}" is live in workspace "${liveWorkspaceCwd}", not in "${workspaceCwd}"; omit cwd or send that workspace`,
+    );
+  }
+}
+
+/**
+ * `POST /session` chose the id of a session that is stored but not live (typically after a
+ * restart): creating it afresh would replace its stored history, so nothing is opened (HTTP
+ * `409 session_id_conflict`, as the reference daemon answers a persisted id). Restore it with
+ * `POST /session/:id/load` or `/resume` instead.
+ */
+export class SessionIdConflictError extends SessionError {
+  readonly code = 'session_id_conflict';
+  readonly retryable = false;
+  readonly conflict = 'persisted';
+  constructor(
+    readonly sessionId: string,
+    readonly workspaceCwd: string,
+  ) {
+    super(
+      `Session "${sessionId}" already exists (stored, not live); restore it with POST /session/${sessionId}/load or /resume`,
     );
   }
 }

@@ -26,6 +26,7 @@ import {
   PromptQueueFullError,
   SessionClosedError,
   SessionClosingError,
+  SessionIdConflictError,
   SessionLimitExceededError,
   SessionNotFoundError,
   SessionWorkspaceConflictError,
@@ -59,7 +60,11 @@ export interface CreateSessionRequest {
   cwd?: string;
   /** Default `single`. */
   scope?: SessionScope;
-  /** A caller-chosen UUID: creates a thread session with that id (or attaches to it when live). */
+  /**
+   * A caller-chosen UUID: creates a thread session with that id (or attaches to it when live).
+   * Use {@link SessionBridge.openSession} for it: `createSession` does not read the store, so a
+   * stored session of that id would be replaced.
+   */
   sessionId?: string;
   /** The caller's `X-Qwen-Client-Id`; a fresh id is minted when absent. */
   clientId?: string;
@@ -399,14 +404,8 @@ export class SessionBridge {
    * `InvalidSessionIdError`, `InvalidClientIdError` or `SessionLimitExceededError`.
    */
   createSession(request: CreateSessionRequest = {}): SessionHandle {
-    if (!this.accepting) throw new BridgeShuttingDownError();
-    const scope = request.scope ?? 'single';
-    if (scope !== 'single' && scope !== 'thread') throw new InvalidSessionScopeError(scope);
-    const { cwd, workspaceCwd } = this.resolveWorkspace(request.cwd);
-    if (request.clientId !== undefined) assertClientIdFormat(request.clientId);
+    const { scope, cwd, workspaceCwd } = this.checkCreate(request);
     if (request.sessionId !== undefined) {
-      if (typeof request.sessionId !== 'string' || !UUID_PATTERN.test(request.sessionId))
-        throw new InvalidSessionIdError(request.sessionId);
       const existing = this.sessions.get(request.sessionId);
       if (existing !== undefined) {
         if (existing.state !== 'open') throw new SessionClosingError(existing.sessionId);
@@ -436,6 +435,43 @@ export class SessionBridge {
     return this.attach(entry, request.clientId, false);
   }
 
+  /** Checks a create request before anything is read or opened; its scope and workspace. */
+  private checkCreate(request: CreateSessionRequest): {
+    scope: SessionScope;
+    cwd: string;
+    workspaceCwd: string;
+  } {
+    if (!this.accepting) throw new BridgeShuttingDownError();
+    const scope = request.scope ?? 'single';
+    if (scope !== 'single' && scope !== 'thread') throw new InvalidSessionScopeError(scope);
+    const { cwd, workspaceCwd } = this.resolveWorkspace(request.cwd);
+    if (request.clientId !== undefined) assertClientIdFormat(request.clientId);
+    const sessionId = request.sessionId;
+    if (sessionId !== undefined && (typeof sessionId !== 'string' || !UUID_PATTERN.test(sessionId)))
+      throw new InvalidSessionIdError(sessionId);
+    return { scope, cwd, workspaceCwd };
+  }
+
+  /**
+   * {@link createSession} for callers that may choose the id (`POST /session`): a chosen id
+   * that is not live but stored (a session of an earlier daemon lifetime) is refused with
+   * `SessionIdConflictError` — creating it afresh would replace its stored history with an
+   * empty one on the first save. The caller restores it with {@link restoreSession} instead.
+   * The arguments are checked before the store is read; without a chosen id, or without a
+   * store, this is `createSession`.
+   */
+  async openSession(request: CreateSessionRequest = {}): Promise<SessionHandle> {
+    const sessionId = request.sessionId;
+    if (sessionId === undefined || this.store === undefined || this.sessions.has(sessionId))
+      return this.createSession(request);
+    this.checkCreate(request);
+    const record = await this.loadStored(sessionId);
+    // Live by now (a restore or a create of this id won the race): attach as createSession does.
+    if (record !== undefined && !this.sessions.has(sessionId))
+      throw new SessionIdConflictError(sessionId, record.workspaceCwd);
+    return this.createSession(request);
+  }
+
   /**
    * Brings back a session: attaches to it when live, else loads it from the store (after a
    * restart). Rejects with `SessionNotFoundError` when neither has it, and checks `cwd` (see
@@ -447,6 +483,19 @@ export class SessionBridge {
     const live = this.sessions.get(sessionId);
     if (live !== undefined) return this.attachRestored(live, expected, options.clientId);
     if (!this.accepting) throw new BridgeShuttingDownError();
+    const record = await this.loadStored(sessionId);
+    // A concurrent restore (or a create with this id) may have opened it meanwhile.
+    const opened = this.sessions.get(sessionId);
+    if (opened !== undefined) return this.attachRestored(opened, expected, options.clientId);
+    if (record === undefined) throw new SessionNotFoundError(sessionId);
+    if (expected !== undefined && record.workspaceCwd !== expected) throw new SessionNotFoundError(sessionId);
+    if (!this.accepting) throw new BridgeShuttingDownError();
+    const entry = this.openRestored(record, options.mode ?? 'resume');
+    return this.attach(entry, options.clientId, false);
+  }
+
+  /** The stored record of a session; concurrent reads of one id share one store read. */
+  private loadStored(sessionId: string): Promise<SessionRecord | undefined> {
     let loading = this.restoring.get(sessionId);
     if (loading === undefined) {
       loading = this.store === undefined ? Promise.resolve(undefined) : this.store.load(sessionId);
@@ -456,15 +505,7 @@ export class SessionBridge {
       };
       loading.then(forget, forget);
     }
-    const record = await loading;
-    // A concurrent restore (or a create with this id) may have opened it meanwhile.
-    const opened = this.sessions.get(sessionId);
-    if (opened !== undefined) return this.attachRestored(opened, expected, options.clientId);
-    if (record === undefined) throw new SessionNotFoundError(sessionId);
-    if (expected !== undefined && record.workspaceCwd !== expected) throw new SessionNotFoundError(sessionId);
-    if (!this.accepting) throw new BridgeShuttingDownError();
-    const entry = this.openRestored(record, options.mode ?? 'resume');
-    return this.attach(entry, options.clientId, false);
+    return loading;
   }
 
   /** Summary of one session (PROTOCOL §4 status). */

@@ -42,7 +42,7 @@ export function sessionRoutes(app: FastifyInstance, daemon: Daemon): void {
     const clientId = clientIdOf(request);
     assertAdmitting(daemon);
     return withWireTimes(
-      bridge.createSession({
+      await bridge.openSession({
         ...(cwd === undefined ? {} : { cwd }),
         ...(scope === undefined ? {} : { scope: scope as SessionScope }),
         ...(sessionId === undefined ? {} : { sessionId: sessionId.toLowerCase() }),
