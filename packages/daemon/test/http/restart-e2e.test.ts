@@ -2,10 +2,10 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DaemonClient, DaemonSessionClient } from '@qwen-code/sdk/daemon';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { api, openEvents, textPrompt, type EventStream, type SseFrame } from '../helpers/http-client.js';
 import { startSluice, type SluiceProcess } from '../helpers/sluice-process.js';
+import { storedMessages } from '../helpers/stored-session.js';
 
 // One data dir and one workspace shared by two daemon lifetimes: the first runs turns and is
 // stopped with SIGTERM, the second restores the session from the SQLite store.
@@ -51,18 +51,6 @@ const agentText = (frames: SseFrame[], promptId: string): string =>
     )
     .map((f) => f.data.data.update.content.text)
     .join('');
-
-/** The stored conversation of `sessionId`, read from the data dir's SQLite file (read-only). */
-function storedMessages(sessionId: string): Array<{ role: string; content: string }> {
-  const db = new Database(join(dataDir, 'journal.db'), { readonly: true, fileMustExist: true });
-  try {
-    return db
-      .prepare('SELECT role, content FROM sluice_session_messages WHERE session_id = ? ORDER BY seq')
-      .all(sessionId) as Array<{ role: string; content: string }>;
-  } finally {
-    db.close();
-  }
-}
 
 async function runTurn(base: string, sessionId: string, stream: EventStream, text: string): Promise<string> {
   const res = await api(base, 'POST', `/session/${sessionId}/prompt`, { body: textPrompt(text) });
@@ -136,7 +124,7 @@ describe('restart + load', () => {
     await runTurn(first!.url, sessionId, stream, 'first turn');
     stream.close();
     expect(await first!.stop('SIGTERM')).toBe(0);
-    expect(storedMessages(sessionId)).toEqual([
+    expect(storedMessages(dataDir, sessionId)).toEqual([
       { role: 'user', content: 'first turn' },
       { role: 'assistant', content: 'Echo: first turn' },
     ]);
@@ -255,7 +243,7 @@ describe('restart + load', () => {
     expect(stale.clientId).not.toBe(created.body.clientId);
 
     expect(await second.stop('SIGTERM')).toBe(0);
-    expect(storedMessages(sessionId)).toEqual([
+    expect(storedMessages(dataDir, sessionId)).toEqual([
       { role: 'user', content: 'first turn' },
       { role: 'assistant', content: 'Echo: first turn' },
       { role: 'user', content: 'second turn' },

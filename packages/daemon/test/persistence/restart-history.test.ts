@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createDaemon, type Daemon } from '../../src/daemon.js';
 import { buildServer } from '../../src/http/server.js';
 import { api, openEvents, textPrompt } from '../helpers/http-client.js';
+import { storedMessages } from '../helpers/stored-session.js';
 
 // Real restarts: one daemon lifetime runs turns on a data dir and is closed, the next one
 // opens the same SQLite file. Real HTTP on 127.0.0.1, the echo provider, the built-in agent.
@@ -63,18 +64,6 @@ async function turn(url: string, sessionId: string, text: string): Promise<void>
   }
 }
 
-/** The stored conversation of `sessionId`, read from the data dir's SQLite file (read-only). */
-function stored(sessionId: string): Array<{ role: string; content: string }> {
-  const db = new Database(join(dataDir, 'journal.db'), { readonly: true, fileMustExist: true });
-  try {
-    return db
-      .prepare('SELECT role, content FROM sluice_session_messages WHERE session_id = ? ORDER BY seq')
-      .all(sessionId) as Array<{ role: string; content: string }>;
-  } finally {
-    db.close();
-  }
-}
-
 describe('a session history survives a restart', () => {
   test('POST /session with the id of a stored (not live) session never wipes its history', async () => {
     const sessionId = randomUUID();
@@ -97,7 +86,7 @@ describe('a session history survives a restart', () => {
     await second.stop();
 
     expect(
-      stored(sessionId)
+      storedMessages(dataDir, sessionId)
         .filter((m) => m.role === 'user')
         .map((m) => m.content),
     ).toEqual(['remember the blue door', 'and the red key']);
@@ -116,7 +105,7 @@ describe('a session history survives a restart', () => {
       .poll(async () => (await api(daemon.url, 'POST', '/session', { body: { sessionId } })).status)
       .not.toBe(404);
     await daemon.stop();
-    expect(stored(sessionId).map((m) => m.content)).toContain('keep this');
+    expect(storedMessages(dataDir, sessionId).map((m) => m.content)).toContain('keep this');
   });
 
   test("a second daemon on the same data dir is refused at start-up, so it cannot erase the first one's turns", async () => {
@@ -130,7 +119,7 @@ describe('a session history survives a restart', () => {
     );
     await turn(a.url, sessionId, 'a2');
     await a.stop();
-    const users = stored(sessionId)
+    const users = storedMessages(dataDir, sessionId)
       .filter((m) => m.role === 'user')
       .map((m) => m.content);
     expect(users).toEqual(['a1', 'a2']);
@@ -173,6 +162,6 @@ describe('a session history survives a restart', () => {
 
     await turn(daemon.url, sessionId, 'after the lock');
     await daemon.stop();
-    expect(stored(sessionId).map((m) => m.content)).toContain('after the lock');
+    expect(storedMessages(dataDir, sessionId).map((m) => m.content)).toContain('after the lock');
   }, 30_000);
 });
