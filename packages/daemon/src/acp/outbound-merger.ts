@@ -8,10 +8,24 @@ export interface OutboundItem {
   readonly eventId?: number;
 }
 
+/**
+ * How to follow a session again after the bus evicted its subscription: an ACP stream has no
+ * reconnect of its own (stdio never; a session stream not while a request of it is unanswered),
+ * so it re-subscribes after the last event it handed out and the replay fills the gap.
+ */
+export interface Resume {
+  /** The newest event id when the subscription started (what "nothing read yet" resumes after). */
+  readonly after: number;
+  subscribe(lastEventId: number): Subscription;
+}
+
 interface Source {
   readonly subscription: Subscription;
   held: EventFrame | undefined;
   reading: boolean;
+  /** The id of the last event handed out. */
+  lastId: number;
+  readonly resume: Resume | undefined;
 }
 
 /**
@@ -48,15 +62,29 @@ export class OutboundMerger {
     return this.closed;
   }
 
-  /** Adds a session's subscription; it leaves by itself once it has ended. */
-  addSubscription(subscription: Subscription): void {
+  /**
+   * Adds a session's subscription; it leaves by itself once it has ended. With `resume`, an
+   * evicted subscription is followed by a new one from where the reader was.
+   */
+  addSubscription(subscription: Subscription, resume?: Resume): void {
     if (this.closed) {
       subscription.close();
       return;
     }
     this.subscribed = true;
-    this.sources.add({ subscription, held: undefined, reading: false });
+    this.sources.add({ subscription, held: undefined, reading: false, lastId: resume?.after ?? 0, resume });
     this.notify();
+  }
+
+  /**
+   * Replaces every subscription with `subscription` (a `session/load` of a session already
+   * streamed here: its history again, from the start). Frames the old ones had not handed out
+   * are in the new one's replay.
+   */
+  replaceSubscription(subscription: Subscription, resume?: Resume): void {
+    for (const source of this.sources) source.subscription.close();
+    this.sources.clear();
+    this.addSubscription(subscription, resume);
   }
 
   /** Queues a message of the agent side (a response). */
@@ -79,10 +107,13 @@ export class OutboundMerger {
     return left;
   }
 
-  /** The next item, waiting for one; `undefined` once closed. */
-  async next(): Promise<OutboundItem | undefined> {
+  /**
+   * The next item, waiting for one; `undefined` once closed, or once `detached()` (the reader
+   * left, the merger stays open for the next one: wake it with {@link poke}).
+   */
+  async next(detached?: () => boolean): Promise<OutboundItem | undefined> {
     for (;;) {
-      if (this.closed) return undefined;
+      if (this.closed || detached?.() === true) return undefined;
       const item = this.take();
       if (item !== undefined) return item;
       if (this.mayEnd !== undefined && this.subscribed && this.sources.size === 0 && this.mayEnd())
@@ -110,12 +141,30 @@ export class OutboundMerger {
       let frame = source.held;
       source.held = undefined;
       if (frame === undefined && !source.reading) frame = source.subscription.tryRead();
-      if (frame !== undefined) return this.item(frame);
-      if (source.subscription.ended && !source.reading) this.sources.delete(source);
-      else this.arm(source);
+      if (frame !== undefined) {
+        if (frame.id !== undefined) source.lastId = frame.id;
+        return this.item(frame);
+      }
+      if (source.subscription.ended && !source.reading) {
+        this.sources.delete(source);
+        this.follow(source);
+      } else this.arm(source);
     }
     const message = this.direct.dequeue();
     return message === undefined ? undefined : { message };
+  }
+
+  /** An evicted subscription with a `resume` is followed by a new one after its last event. */
+  private follow(source: Source): void {
+    const { resume, subscription, lastId } = source;
+    if (resume === undefined || subscription.endReason !== 'evicted' || this.closed) return;
+    let next: Subscription;
+    try {
+      next = resume.subscribe(lastId);
+    } catch {
+      return; // the session is gone, or its bus full of readers: as before, no more events
+    }
+    this.sources.add({ subscription: next, held: undefined, reading: false, lastId, resume });
   }
 
   private item(frame: EventFrame): OutboundItem {

@@ -45,11 +45,28 @@ export function serveAcpStream(
     deliver: (message) => out.push(message),
     onAttach: (sessionId, replay) => {
       const current = subscriptions.get(sessionId);
-      if (current !== undefined && !current.ended) return;
+      if (current !== undefined && !current.ended) {
+        // Attached already: only `session/load` needs more, the history again (ACP: load replays
+        // the whole conversation). The replay covers what the old subscription had not written.
+        if (!replay) return;
+        current.close();
+      }
       try {
-        const subscription = daemon.buses.busFor(sessionId).subscribe(replay ? { lastEventId: 0 } : {});
-        subscriptions.set(sessionId, subscription);
-        out.addSubscription(subscription);
+        const bus = daemon.buses.busFor(sessionId);
+        const after = replay ? 0 : bus.lastEventId;
+        let following = bus.subscribe(replay ? { lastEventId: 0 } : {});
+        subscriptions.set(sessionId, following);
+        // stdio has no reconnect: a reader the bus evicted (stdout slower than the events) picks
+        // up where it was, from the bus's replay — while the session is still attached.
+        out.addSubscription(following, {
+          after,
+          subscribe: (lastEventId) => {
+            if (subscriptions.get(sessionId) !== following) throw new Error('session detached');
+            following = bus.subscribe({ lastEventId });
+            subscriptions.set(sessionId, following);
+            return following;
+          },
+        });
       } catch (error) {
         options.log(error, `acp stdio subscribe ${sessionId}`);
       }

@@ -203,3 +203,53 @@ describe('ACP HTTP bounds', () => {
     events.close();
   });
 });
+
+describe('ACP over HTTP: the connection stream survives a reconnect (PROTOCOL §8)', () => {
+  test('§8 after the connection stream is dropped, a new GET /acp reader gets the answers', async () => {
+    server = await startInProcess();
+    const init = await api(server.url, 'POST', '/acp', { body: rpc(0, 'initialize', INITIALIZE) });
+    const headers = { 'acp-connection-id': init.headers['acp-connection-id'] as string };
+    const first = await openAcpStream(server.url, headers);
+    expect((await api(server.url, 'POST', '/acp', { body: rpc(1, 'session/list'), headers })).status).toBe(
+      202,
+    );
+    await first.waitFor((f) => f.message.id === 1);
+    // The network blips (or an EventSource reconnects after `retry: 3000`).
+    first.close();
+    await first.ended;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const second = await openAcpStream(server.url, headers);
+    expect(second.status).toBe(200);
+    expect((await api(server.url, 'POST', '/acp', { body: rpc(2, 'session/list'), headers })).status).toBe(
+      202,
+    );
+    const answer = await second.waitFor((f) => f.message.id === 2, 3000);
+    expect(answer.message.result).toEqual({ sessions: [] });
+    second.close();
+  });
+});
+
+describe('ACP over HTTP: session/load of a session the connection already has (PROTOCOL §8)', () => {
+  test('§8 session/load replays the history although the session stream is already open', async () => {
+    server = await startInProcess();
+    const { connection, log } = connectAcpHttp(server.url);
+    try {
+      await connection.agent.request('initialize', INITIALIZE);
+      const cwd = server.daemon.config.workspace;
+      const { sessionId } = await connection.agent.request('session/new', { cwd, mcpServers: [] });
+      await connection.agent.request('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'text', text: 'remember me' }],
+      });
+      await expect.poll(() => log.notifications.some((n) => n.kind === 'turn_complete')).toBe(true);
+      log.updates.length = 0;
+      await connection.agent.request('session/load', { sessionId, cwd, mcpServers: [] });
+      await expect
+        .poll(() => log.updates.map((u) => u.update.sessionUpdate)[0], { timeout: 2000 })
+        .toBe('user_message_chunk');
+    } finally {
+      connection.close();
+    }
+  });
+});

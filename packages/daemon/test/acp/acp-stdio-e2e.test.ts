@@ -122,3 +122,52 @@ describe('sluice acp: ACP over stdio (PROTOCOL §8)', () => {
     expect(agent.stderr()).toContain('--max-pending-prompts-per-session');
   });
 });
+
+describe('sluice acp: session/load of a live session (PROTOCOL §8)', () => {
+  test('§8 session/load of a session this connection already has replays its history before answering', async () => {
+    const { connection, log, workspace } = spawnAcp();
+    await connection.agent.request('initialize', INITIALIZE);
+    const { sessionId } = await connection.agent.request('session/new', { cwd: workspace, mcpServers: [] });
+    await connection.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'remember me' }],
+    });
+    const live = log.updates.map((u) => u.update.sessionUpdate);
+    expect(live).toContain('agent_message_chunk');
+    // The IDE reopens the thread from its history panel: ACP says load replays the conversation.
+    log.updates.length = 0;
+    await expect(
+      connection.agent.request('session/load', { sessionId, cwd: workspace, mcpServers: [] }),
+    ).resolves.toEqual({});
+    // Checked as soon as the answer arrived: the history comes before it, exactly once.
+    expect(log.updates.map((u) => u.update.sessionUpdate)).toEqual(live);
+  });
+});
+
+describe('sluice acp: a long streamed answer does not deafen the session (PROTOCOL §8)', () => {
+  test('§8 after a burst of updates the stdio client still gets every update, and those of later prompts', async () => {
+    const { connection, log, workspace } = spawnAcp();
+    await connection.agent.request('initialize', INITIALIZE);
+    const { sessionId } = await connection.agent.request('session/new', { cwd: workspace, mcpServers: [] });
+    // The echo model answers with the prompt, in many small deltas published faster than a pipe
+    // takes them: more than the bus queues for one reader (256).
+    const long = 'lorem ipsum '.repeat(8_000);
+    await connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: long }] });
+    const after = await connection.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'after the burst' }],
+    });
+    expect(after).toEqual({ stopReason: 'end_turn' });
+    const texts = log.updates.map((u) => (u.update as { content?: { text?: string } }).content?.text ?? '');
+    expect(texts).toContain('after the burst');
+    // The long answer arrived whole, each delta once (the echo model answers with the prompt).
+    const end = texts.indexOf('after the burst');
+    const answer = log.updates
+      .slice(1, end)
+      .filter((u) => u.update.sessionUpdate === 'agent_message_chunk')
+      .map((u) => (u.update as { content: { text: string } }).content.text)
+      .join('');
+    expect(answer.length).toBe(`Echo: ${long}`.length);
+    expect(answer).toBe(`Echo: ${long}`);
+  });
+});

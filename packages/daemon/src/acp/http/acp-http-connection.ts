@@ -146,7 +146,19 @@ export class AcpHttpConnection {
 
   private onAttach(sessionId: string, replay: boolean): void {
     const stream = this.sessionStreams.get(sessionId);
-    if (stream === undefined || stream.merger.hasSubscription || stream.merger.isClosed) return;
+    if (stream === undefined || stream.merger.isClosed) return;
+    if (stream.merger.hasSubscription) {
+      // Already streamed: only `session/load` needs more, the whole history again (ACP).
+      if (!replay) return;
+      try {
+        stream.merger.replaceSubscription(
+          this.daemon.buses.busFor(sessionId).subscribe({ ...stream.subscribeOptions, lastEventId: 0 }),
+        );
+      } catch {
+        stream.merger.close();
+      }
+      return;
+    }
     const options =
       stream.subscribeOptions.lastEventId === undefined && replay
         ? { ...stream.subscribeOptions, lastEventId: 0 }

@@ -159,6 +159,7 @@ export function createAcpHttpHandlers(
         heartbeatMs,
         headers,
         onEnd: () => connection.releaseConnectionStream(),
+        keepOpen: true,
       });
       return;
     }

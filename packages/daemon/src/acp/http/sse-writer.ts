@@ -9,6 +9,11 @@ export interface AcpSseOptions {
   headers: OutgoingHttpHeaders;
   /** Called once when the stream ended, whoever ended it. */
   onEnd(): void;
+  /**
+   * The merger outlives this reader (the connection stream, which a client may reopen): the end
+   * of the response only detaches the reader instead of closing the merger.
+   */
+  keepOpen?: boolean;
 }
 
 /**
@@ -21,17 +26,22 @@ export function writeAcpSse(
   merger: OutboundMerger,
   options: AcpSseOptions,
 ): void {
+  let ended = false;
   writeSse(
     request,
     response,
     {
       next: async () => {
-        const item = await merger.next();
+        const item = await merger.next(() => ended);
         if (item === undefined) return undefined;
         const idLine = item.eventId === undefined ? '' : `id: ${item.eventId}\n`;
         return `${idLine}data: ${JSON.stringify(item.message)}\n\n`;
       },
-      close: () => merger.close(),
+      close: () => {
+        ended = true;
+        if (options.keepOpen === true) merger.poke();
+        else merger.close();
+      },
     },
     options,
   );
