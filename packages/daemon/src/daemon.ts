@@ -212,13 +212,14 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     draining = true;
-    await waitUntilIdle(bridge, resolved.drainTimeoutMs);
-    await bridge.shutdown('daemon_shutdown');
-    buses.closeAll('daemon_shutdown');
-    await runtime.shutdown({ abortRunning: true });
     try {
+      await waitUntilIdle(bridge, resolved.drainTimeoutMs);
+      await bridge.shutdown('daemon_shutdown');
+      buses.closeAll('daemon_shutdown');
+      await runtime.shutdown({ abortRunning: true });
       await (persistence ?? ownedJournal).close();
     } finally {
+      // Whatever failed on the way, this daemon is done with the directory.
       unlockDataDir();
     }
   };

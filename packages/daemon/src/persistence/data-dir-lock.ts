@@ -1,63 +1,61 @@
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { DaemonConfigError } from '../config.js';
 
-/** The file in the data directory that names the daemon using it. */
+/** The file in the data directory whose lock marks the daemon using it. */
 export const LOCK_FILE = 'daemon.lock';
-
-/** Lock files this process holds; one naming this process's pid but not listed is stale. */
-const held = new Set<string>();
+/** Beside it, the pid of that daemon, for the message a second one gets. */
+export const PID_FILE = 'daemon.pid';
 
 /**
  * Claims `dataDir` for one daemon. Two daemons on one directory would each save their copy of a
  * session over the other's, and turns would vanish from the stored history; so a second one is
- * refused at start-up with a `DaemonConfigError` of `dataDir` naming the holder's pid. A lock
- * left by a daemon that died (its pid no longer runs) is taken over. Returns the release, which
- * removes the file only while it still names this process.
+ * refused at start-up with a `DaemonConfigError` of `dataDir` naming the holder's pid.
  *
- * The pid check is per host: daemons in separate pid namespaces (containers) sharing a volume
- * cannot see each other's pids, and should not share a data directory.
+ * The claim is SQLite's exclusive lock on `daemon.lock` (an advisory lock of the operating
+ * system on the file, not its contents): it covers every path to the directory, two starters at
+ * the same instant get one winner, and the system drops it when its process dies, so a killed
+ * daemon leaves nothing stale behind. Returns the release.
  */
 export function lockDataDir(dataDir: string): () => void {
-  const path = join(dataDir, LOCK_FILE);
-  const claim = `${path}.${process.pid}.${Date.now()}`;
-  // Written whole under a private name, then linked into place: linking fails if the lock
-  // exists, so no starter ever reads a lock file half written.
-  writeFileSync(claim, `${process.pid}\n`);
+  const db = new Database(join(dataDir, LOCK_FILE));
   try {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        linkSync(claim, path);
-        break;
-      } catch (error) {
-        if ((error as { code?: unknown }).code !== 'EEXIST') {
-          throw new DaemonConfigError('dataDir', `cannot create "${path}" (${String(error)})`);
-        }
-      }
-      const holder = holderOf(path);
-      if (attempt > 0 || (holder !== undefined && isRunning(holder, path))) {
-        throw new DaemonConfigError(
-          'dataDir',
-          `"${dataDir}" is in use by another Sluice daemon (pid ${holder ?? 'unknown'}); stop it or choose another --data-dir`,
-        );
-      }
-      removeQuietly(path); // its daemon is gone
+    // Starters at the same instant may both hold a shared lock on their way to the exclusive
+    // one, and with no wait both would give up; a short wait leaves exactly one the winner.
+    db.pragma('busy_timeout = 200');
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (error) {
+    db.close();
+    if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') {
+      throw new DaemonConfigError('dataDir', `cannot lock "${join(dataDir, LOCK_FILE)}" (${String(error)})`);
     }
-  } finally {
-    removeQuietly(claim);
+    const holder = pidIn(join(dataDir, PID_FILE));
+    throw new DaemonConfigError(
+      'dataDir',
+      `"${dataDir}" is in use by another Sluice daemon${holder === undefined ? '' : ` (pid ${holder})`}; stop it or choose another --data-dir`,
+    );
   }
-  held.add(path);
+  const pidFile = join(dataDir, PID_FILE);
+  writeFileSync(pidFile, `${process.pid}\n`);
   let released = false;
   return () => {
     if (released) return;
     released = true;
-    held.delete(path);
-    if (holderOf(path) === process.pid) removeQuietly(path);
+    if (pidIn(pidFile) === process.pid) {
+      try {
+        unlinkSync(pidFile);
+      } catch {
+        // already gone
+      }
+    }
+    db.close();
   };
 }
 
-/** The pid a lock file names; undefined when it is gone or names none. */
-function holderOf(path: string): number | undefined {
+/** The pid a pid file names; undefined when it is gone or names none. */
+function pidIn(path: string): number | undefined {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -66,22 +64,4 @@ function holderOf(path: string): number | undefined {
   }
   const pid = Number.parseInt(text, 10);
   return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
-}
-
-function isRunning(pid: number, path: string): boolean {
-  if (pid === process.pid) return held.has(path);
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: unknown }).code === 'EPERM'; // runs, under another user
-  }
-}
-
-function removeQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // already gone
-  }
 }

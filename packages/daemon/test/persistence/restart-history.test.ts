@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -126,21 +125,6 @@ describe('a session history survives a restart', () => {
     // Once the first one stopped, the directory is free again.
     const b = await start();
     expect((await api(b.url, 'POST', `/session/${sessionId}/resume`, { body: {} })).status).toBe(200);
-  });
-
-  test('the lock of a daemon that died (its pid no longer runs) is taken over', async () => {
-    const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
-      encoding: 'utf8',
-    });
-    const deadPid = Number(child.stdout);
-    writeFileSync(join(dataDir, 'daemon.lock'), `${deadPid}\n`);
-    const daemon = await start();
-    expect((await api(daemon.url, 'POST', '/session', { body: { sessionScope: 'thread' } })).status).toBe(
-      200,
-    );
-    expect(readFileSync(join(dataDir, 'daemon.lock'), 'utf8')).toBe(`${process.pid}\n`);
-    await daemon.stop();
-    expect(existsSync(join(dataDir, 'daemon.lock'))).toBe(false);
   });
 
   test('a data file that was locked when first used works once the lock is gone (no restart needed)', async () => {
