@@ -42,47 +42,71 @@ function daemonOptions(command: Command): Command {
         .argParser(integer(0)),
     )
     .addOption(
-      new Option('--prompt-deadline-ms <ms>', 'deadline of every prompt from admission').argParser(
-        integer(1, 2 ** 31 - 1),
-      ),
-    )
-    .addOption(new Option('--max-sessions <n>', 'sessions over all workspaces').argParser(integer(1)))
-    .addOption(
-      new Option('--max-sessions-per-workspace <n>', 'sessions in one workspace').argParser(integer(1)),
+      new Option(
+        '--prompt-deadline-ms <ms>',
+        'deadline of every prompt from admission (default: none)',
+      ).argParser(integer(1, 2 ** 31 - 1)),
     )
     .addOption(
-      new Option('--event-ring-size <n>', 'events kept per session for replay').argParser(
-        integer(1, 1_000_000),
-      ),
+      new Option('--max-sessions <n>', 'sessions over all workspaces (default: 128)').argParser(integer(1)),
     )
     .addOption(
-      new Option('--model-max-concurrency <n>', 'model calls executing at once').argParser(integer(1)),
-    )
-    .addOption(new Option('--model-max-queued <n>', 'model calls waiting for a slot').argParser(integer(0)))
-    .addOption(
-      new Option('--model-max-inflight <n>', 'model calls accepted and not yet cleaned up').argParser(
+      new Option('--max-sessions-per-workspace <n>', 'sessions in one workspace (default: 32)').argParser(
         integer(1),
       ),
     )
     .addOption(
-      new Option('--model-max-request-bytes <n>', 'largest model request in bytes').argParser(integer(1)),
+      new Option('--event-ring-size <n>', 'events kept per session for replay (default: 8000)').argParser(
+        integer(1, 1_000_000),
+      ),
     )
     .addOption(
-      new Option('--model-timeout-ms <ms>', 'default model call timeout').argParser(integer(1, 2 ** 31 - 1)),
+      new Option('--model-max-concurrency <n>', 'model calls executing at once (default: 4)').argParser(
+        integer(1),
+      ),
+    )
+    .addOption(
+      new Option('--model-max-queued <n>', 'model calls waiting for a slot (default: 32)').argParser(
+        integer(0),
+      ),
+    )
+    .addOption(
+      new Option(
+        '--model-max-inflight <n>',
+        'model calls accepted and not yet cleaned up (default: 64, at least --model-max-concurrency)',
+      ).argParser(integer(1)),
+    )
+    .addOption(
+      new Option(
+        '--model-max-request-bytes <n>',
+        'largest model request in bytes (default: 8388608)',
+      ).argParser(integer(1)),
+    )
+    .addOption(
+      new Option('--model-timeout-ms <ms>', 'default model call timeout (default: 600000)').argParser(
+        integer(1, 2 ** 31 - 1),
+      ),
     )
     .addOption(new Option('--provider <name>', 'model provider').choices(['echo', 'openai']).default('echo'))
     .option('--model <name>', 'model name (required for openai)', nonEmpty)
-    .option('--base-url <url>', 'OpenAI-compatible base URL including /v1', nonEmpty)
+    .option(
+      '--base-url <url>',
+      'OpenAI-compatible base URL including /v1 (default env OPENAI_BASE_URL, then https://api.openai.com/v1)',
+      nonEmpty,
+    )
     .addOption(
-      new Option('--echo-delay-ms <ms>', 'latency of the echo model').argParser(integer(0, 2 ** 31 - 1)),
+      new Option('--echo-delay-ms <ms>', 'latency of the echo model (default: 0)').argParser(
+        integer(0, 2 ** 31 - 1),
+      ),
     )
     .addOption(
       new Option('--data-dir <dir>', 'directory of the journal').default('.sluice').argParser(nonEmpty),
     )
     .addOption(
-      new Option('--drain-timeout-ms <ms>', 'how long shutdown lets prompts finish').argParser(
-        integer(0, 2 ** 31 - 1),
-      ),
+      new Option(
+        '--drain-timeout-ms <ms>',
+        'how long shutdown lets prompts finish (default: 10000)',
+      ).argParser(integer(0, 2 ** 31 - 1)),
     )
     .addOption(
       new Option(
