@@ -14,6 +14,7 @@ import { PermissionBroker, withPermissions } from './permissions/index.js';
 import { SessionBridge } from './sessions/session-bridge.js';
 import { SESSION_EVENT, type SessionEvent, type SessionEventSink } from './sessions/session-events.js';
 import type { SessionStore } from './sessions/session-store.js';
+import type { TurnFailure } from './sessions/options.js';
 import { prepareDataDir } from './persistence/data-dir.js';
 import { lockDataDir } from './persistence/data-dir-lock.js';
 import { LazySqlitePersistence } from './persistence/lazy-sqlite-persistence.js';
@@ -32,6 +33,8 @@ export interface DaemonParts {
   agent?: Agent;
   store?: SessionStore;
   onError?: (error: unknown, context: string) => void;
+  /** Told about every prompt that ended `turn_error`: ids and codes, never text. */
+  onTurnError?: (failure: TurnFailure) => void;
 }
 
 /** How long, and for how many sessions, a closed session's events stay replayable. */
@@ -206,6 +209,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     maxSessionsPerWorkspace: resolved.maxSessionsPerWorkspace,
     terminalEventDelayMs: resolved.terminalEventDelayMs,
     onError: parts.onError,
+    onTurnError: parts.onTurnError,
   });
 
   let draining = false;

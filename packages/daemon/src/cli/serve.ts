@@ -8,6 +8,7 @@ import {
   resolveDaemonConfig,
   type Daemon,
   type DaemonConfig,
+  type DaemonParts,
 } from '../daemon.js';
 import { buildServer } from '../http/server.js';
 import { isLoopbackHost } from '../http/security.js';
@@ -125,11 +126,14 @@ async function openAIProvider(config: DaemonConfig): Promise<ModelProvider> {
 }
 
 /** The daemon the flags describe; a bad flag becomes a {@link StartupError} naming it. */
-export async function daemonFromFlags(options: Omit<ServeOptions, 'port' | 'hostname'>): Promise<Daemon> {
+export async function daemonFromFlags(
+  options: Omit<ServeOptions, 'port' | 'hostname'>,
+  parts: DaemonParts = {},
+): Promise<Daemon> {
   try {
     const config = daemonConfig(options);
     const provider = config.provider === 'openai' ? await openAIProvider(config) : undefined;
-    return createDaemon(config, provider === undefined ? {} : { provider });
+    return createDaemon(config, provider === undefined ? parts : { ...parts, provider });
   } catch (error) {
     if (error instanceof DaemonConfigError)
       throw new StartupError(`${FLAG_OF[error.setting] ?? error.setting}: ${error.message}`);
@@ -145,6 +149,21 @@ export function logFromEnv(env: NodeJS.ProcessEnv, name: string): LazyLogger {
   } catch (error) {
     throw new StartupError((error as Error).message);
   }
+}
+
+/**
+ * What an operator reads of the daemon's failures: every turn that ended `turn_error` (ids and
+ * codes, never text), and the failures clients are not told about (a failing session store).
+ */
+export function operatorLog(logger: LazyLogger): Pick<DaemonParts, 'onError' | 'onTurnError'> {
+  return {
+    onTurnError: (failure) => logger.warn({ ...failure }, 'turn failed'),
+    onError: (error, context) =>
+      logger.error(
+        { context, error: error instanceof Error ? error.message : String(error) },
+        'daemon error',
+      ),
+  };
 }
 
 /** A running `sluice serve`. */
@@ -168,7 +187,7 @@ export async function serve(
     process.stderr.write(`sluice: no token given; generated bearer token: ${token}\n`);
   }
   const logger = logFromEnv(env, 'sluice');
-  const daemon = await daemonFromFlags(options);
+  const daemon = await daemonFromFlags(options, operatorLog(logger));
   const app = buildServer(daemon, {
     hostname: options.hostname,
     ...(token === undefined ? {} : { token }),

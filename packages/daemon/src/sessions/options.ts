@@ -57,6 +57,20 @@ export interface SessionBridgeOptions {
   workspaces?: readonly string[];
   /** Told about failures that change nothing for clients: a throwing sink, a failing store. */
   onError?: (error: unknown, context: string) => void;
+  /**
+   * Told about every prompt that ended `turn_error` (a model or provider failure, a deadline,
+   * a closed session), for the operator's log. Carries ids and codes only, never prompt text
+   * nor the error's message, which may quote an upstream answer.
+   */
+  onTurnError?: (failure: TurnFailure) => void;
+}
+
+/** What {@link BridgeOptions.onTurnError} is told. */
+export interface TurnFailure {
+  sessionId: string;
+  promptId: string;
+  code: string | undefined;
+  errorKind: string | undefined;
 }
 
 /** The validated configuration (unlimited values are `Infinity`). */
@@ -77,6 +91,7 @@ export interface ResolvedBridgeOptions {
   terminalEventDelayMs: number;
   workspaces: readonly string[] | undefined;
   onError: (error: unknown, context: string) => void;
+  onTurnError: (failure: TurnFailure) => void;
 }
 
 /** `0` and `Infinity` mean unlimited (returned as `Infinity`); else a non-negative integer (BP-2). */
@@ -155,5 +170,6 @@ export function resolveBridgeOptions(options: SessionBridgeOptions): ResolvedBri
     ),
     workspaces,
     onError: options.onError ?? (() => {}),
+    onTurnError: options.onTurnError ?? (() => {}),
   };
 }

@@ -32,7 +32,7 @@ import {
   SessionWorkspaceConflictError,
   WorkspaceMismatchError,
 } from './errors.js';
-import { resolveBridgeOptions, type SessionBridgeOptions } from './options.js';
+import { resolveBridgeOptions, type SessionBridgeOptions, type TurnFailure } from './options.js';
 import {
   createDeferred,
   type BranchTicket,
@@ -331,6 +331,7 @@ export class SessionBridge {
   private readonly terminalEventDelayMs: number;
   private readonly workspaces: readonly string[] | undefined;
   private readonly onError: (error: unknown, context: string) => void;
+  private readonly onTurnError: (failure: TurnFailure) => void;
 
   private readonly sessions = new Map<string, SessionEntry>();
   private readonly defaultSessions = new Map<string, string>();
@@ -359,6 +360,7 @@ export class SessionBridge {
     this.terminalEventDelayMs = resolved.terminalEventDelayMs;
     this.workspaces = resolved.workspaces;
     this.onError = resolved.onError;
+    this.onTurnError = resolved.onTurnError;
   }
 
   // ── capabilities and counters ───────────────────────────────────────────────────────
@@ -974,6 +976,8 @@ export class SessionBridge {
       if (outcome.code !== undefined) data['code'] = outcome.code;
       if (outcome.errorKind !== undefined) data['errorKind'] = outcome.errorKind;
       this.promptEvent(entry, ticket, SESSION_EVENT.turnError, data);
+      const failure = { sessionId, promptId, code: outcome.code, errorKind: outcome.errorKind };
+      this.guard(`onTurnError ${promptId}`, () => this.onTurnError(failure));
     }
     if (ticket.queuedBehind)
       this.promptEvent(entry, ticket, SESSION_EVENT.pendingPromptCompleted, {

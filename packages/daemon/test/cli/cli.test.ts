@@ -119,6 +119,38 @@ describe('sluice serve flags', () => {
     }
   });
 
+  test('a turn that fails at the provider is logged for the operator with its code, never its text', async () => {
+    // Port 1 on loopback: nothing listens, the provider cannot connect.
+    const sluice = await startSluice(
+      ['--provider', 'openai', '--model', 'm', '--base-url', 'http://127.0.0.1:1/v1'],
+      { OPENAI_API_KEY: 'k' },
+    );
+    try {
+      const { sessionId } = (await api(sluice.url, 'POST', '/session', { body: {} })).body;
+      const secret = 'the launch code is 0000';
+      const res = await api(sluice.url, 'POST', `/session/${sessionId}/prompt`, {
+        body: { prompt: [{ type: 'text', text: secret }] },
+      });
+      expect(res.status).toBe(202);
+      await vi.waitFor(() => expect(sluice.stderr()).toContain('turn failed'), { timeout: 15_000 });
+      const line = sluice
+        .stderr()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l['msg'] === 'turn failed');
+      expect(line).toMatchObject({
+        level: 40,
+        sessionId,
+        promptId: res.body.promptId,
+        code: 'model_provider_error',
+      });
+      expect(sluice.stderr()).not.toContain('launch code');
+    } finally {
+      await sluice.stop();
+    }
+  });
+
   test('at SLUICE_LOG_LEVEL=info stderr carries the JSON line saying where it listens', async () => {
     const sluice = await startSluice([], { SLUICE_LOG_LEVEL: 'info' });
     try {
