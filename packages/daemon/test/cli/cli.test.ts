@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import { api } from '../helpers/http-client.js';
 import { runSluice, startSluice } from '../helpers/sluice-process.js';
@@ -150,6 +151,29 @@ describe('sluice serve flags', () => {
       await sluice.stop();
     }
   });
+
+  test('a session store that fails is logged for the operator as a daemon error', async () => {
+    const sluice = await startSluice();
+    // Another process holds the data file's write lock past the busy timeout when it is first used.
+    const holder = new Database(join(sluice.dataDir, 'journal.db'));
+    holder.exec('CREATE TABLE other_tool (x)');
+    holder.exec('BEGIN EXCLUSIVE');
+    try {
+      expect((await api(sluice.url, 'POST', '/session', { body: {} })).status).toBe(200);
+      await vi.waitFor(() => expect(sluice.stderr()).toContain('daemon error'), { timeout: 20_000 });
+      const line = sluice
+        .stderr()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l['msg'] === 'daemon error');
+      expect(line).toMatchObject({ level: 50, context: expect.stringMatching(/^store\.save /) });
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+      await sluice.stop();
+    }
+  }, 30_000);
 
   test('at SLUICE_LOG_LEVEL=info stderr carries the JSON line saying where it listens', async () => {
     const sluice = await startSluice([], { SLUICE_LOG_LEVEL: 'info' });
