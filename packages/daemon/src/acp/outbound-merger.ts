@@ -81,10 +81,10 @@ export class OutboundMerger {
    * streamed here: its history again, from the start). Frames the old ones had not handed out
    * are in the new one's replay.
    */
-  replaceSubscription(subscription: Subscription, resume?: Resume): void {
+  replaceSubscription(subscription: Subscription): void {
     for (const source of this.sources) source.subscription.close();
     this.sources.clear();
-    this.addSubscription(subscription, resume);
+    this.addSubscription(subscription);
   }
 
   /** Queues a message of the agent side (a response). */

@@ -65,7 +65,7 @@ export interface SessionBridgeOptions {
   onTurnError?: (failure: TurnFailure) => void;
 }
 
-/** What {@link BridgeOptions.onTurnError} is told. */
+/** What {@link SessionBridgeOptions.onTurnError} is told. */
 export interface TurnFailure {
   sessionId: string;
   promptId: string;

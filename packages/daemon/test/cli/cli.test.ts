@@ -7,6 +7,14 @@ import { afterAll, describe, expect, test, vi } from 'vitest';
 import { api } from '../helpers/http-client.js';
 import { runSluice, startSluice } from '../helpers/sluice-process.js';
 
+/** The JSON lines of the daemon's log among what it wrote on stderr. */
+function logLines(stderr: string): Array<Record<string, unknown>> {
+  return stderr
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
 // A plain file where a directory is expected: --data-dir and --workspace cannot use it.
 const scratch = mkdtempSync(join(tmpdir(), 'sluice-cli-'));
 const aFile = join(scratch, 'not-a-dir');
@@ -134,12 +142,7 @@ describe('sluice serve flags', () => {
       });
       expect(res.status).toBe(202);
       await vi.waitFor(() => expect(sluice.stderr()).toContain('turn failed'), { timeout: 15_000 });
-      const line = sluice
-        .stderr()
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .find((l) => l['msg'] === 'turn failed');
+      const line = logLines(sluice.stderr()).find((l) => l['msg'] === 'turn failed');
       expect(line).toMatchObject({
         level: 40,
         sessionId,
@@ -161,12 +164,7 @@ describe('sluice serve flags', () => {
     try {
       expect((await api(sluice.url, 'POST', '/session', { body: {} })).status).toBe(200);
       await vi.waitFor(() => expect(sluice.stderr()).toContain('daemon error'), { timeout: 20_000 });
-      const line = sluice
-        .stderr()
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .find((l) => l['msg'] === 'daemon error');
+      const line = logLines(sluice.stderr()).find((l) => l['msg'] === 'daemon error');
       expect(line).toMatchObject({ level: 50, context: expect.stringMatching(/^store\.save /) });
     } finally {
       holder.exec('ROLLBACK');
@@ -180,11 +178,7 @@ describe('sluice serve flags', () => {
     try {
       // stderr is its own pipe: the line may arrive after the listening line on stdout.
       await vi.waitFor(() => expect(sluice.stderr()).toContain('Server listening at'));
-      const lines = sluice
-        .stderr()
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = logLines(sluice.stderr());
       expect(lines).toContainEqual({
         level: 30,
         time: expect.any(Number),

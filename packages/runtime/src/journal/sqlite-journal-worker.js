@@ -100,7 +100,6 @@ const DATABASE_LEVEL =
 
 /** Commits `bodies`; returns the records refused alone (none when the batch committed whole). */
 function commit(/** @type {string[]} */ bodies) {
-  checkFileInPlace();
   try {
     commitBodies.immediate(bodies);
     return [];
@@ -109,7 +108,8 @@ function commit(/** @type {string[]} */ bodies) {
     if (sqliteCode === undefined || DATABASE_LEVEL.test(sqliteCode) || bodies.length === 1) throw error;
     return commitEach.immediate(bodies);
   } finally {
-    // Deleted during the commit: what it wrote is in no file that the path names.
+    // Deleted or replaced before or during the commit: what it wrote is in no file that the
+    // path names. One check after the commit covers both.
     checkFileInPlace();
   }
 }

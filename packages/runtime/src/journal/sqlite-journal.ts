@@ -391,9 +391,8 @@ export class SqliteJournal implements Journal {
   private settleNext(): void {
     const next = this.settling.dequeue();
     if (!next) return;
-    const { listeners } = next.slice;
+    const { listeners, refused } = next.slice;
     this.outstanding -= listeners.length;
-    const { refused } = next.slice;
     for (let i = 0; i < listeners.length; i++) {
       tell(listeners[i]!, next.error ?? refused?.[i], this.reportError);
     }
