@@ -13,19 +13,20 @@ export const PID_FILE = 'daemon.pid';
  * session over the other's, and turns would vanish from the stored history; so a second one is
  * refused at start-up with a `DaemonConfigError` of `dataDir` naming the holder's pid.
  *
- * The claim is SQLite's exclusive lock on `daemon.lock` (an advisory lock of the operating
- * system on the file, not its contents): it covers every path to the directory, two starters at
+ * The claim is SQLite's write lock on `daemon.lock`, held by a transaction that stays open (an
+ * advisory lock of the operating system on the file, not its contents): it covers every path to the directory, two starters at
  * the same instant get one winner, and the system drops it when its process dies, so a killed
  * daemon leaves nothing stale behind. Returns the release.
  */
 export function lockDataDir(dataDir: string): () => void {
   const db = new Database(join(dataDir, LOCK_FILE));
   try {
-    // Starters at the same instant may both hold a shared lock on their way to the exclusive
-    // one, and with no wait both would give up; a short wait leaves exactly one the winner.
+    // The write lock of a transaction left open: one holder at a time, and no starter ever
+    // needs another's read lock gone (as it would on its way to an exclusive lock, where two
+    // starters could each wait for the other and both give up). A short wait rides out a
+    // starter at the same instant that is still deciding.
     db.pragma('busy_timeout = 200');
-    db.pragma('locking_mode = EXCLUSIVE');
-    db.exec('BEGIN EXCLUSIVE');
+    db.exec('BEGIN IMMEDIATE');
   } catch (error) {
     db.close();
     if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') {

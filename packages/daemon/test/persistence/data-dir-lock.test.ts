@@ -36,7 +36,7 @@ function claimant(dir: string, startAt: number, holdMs = 1_500) {
     const { lockDataDir } = await import(${JSON.stringify(LOCK_MODULE)});
     while (Date.now() < Number(startAt)) {}
     try { const release = lockDataDir(dir); process.stdout.write('won'); setTimeout(release, Number(holdMs)); }
-    catch { process.stdout.write('lost'); }`;
+    catch (error) { process.stdout.write('lost: ' + error.message); }`;
   const child = spawn(process.execPath, [
     '--input-type=module',
     '-e',
@@ -80,7 +80,10 @@ describe('one daemon per data directory', () => {
       const claims = Array.from({ length: 6 }, () => claimant(dir, startAt));
       const said = await Promise.all(claims.map((c) => c.said));
       await Promise.all(claims.map((c) => c.exited));
-      expect(said.filter((s) => s === 'won')).toHaveLength(1);
+      expect(
+        said.filter((s) => s === 'won'),
+        `round ${round}: ${JSON.stringify(said)}`,
+      ).toHaveLength(1);
     }
   }, 60_000);
 
