@@ -13,17 +13,19 @@ import {
   MemoryJournal,
   ModelRuntime,
   Scheduler,
+  systemClock,
 } from '../packages/runtime/dist/index.js';
 
 const request = { messages: [{ role: 'user', content: 'ping' }] };
 const idle = new AbortController().signal;
 
 /** The runtime with an in-memory journal that keeps the last `maxRecords` records. */
-function ours(maxQueued, maxRecords = 4_096) {
+function ours(maxQueued, maxRecords = 4_096, clock = systemClock) {
   const journal = new MemoryJournal({ maxRecords, whenFull: 'evict' });
   const runtime = new ModelRuntime({
     provider: new EchoProvider(),
     journal,
+    clock,
     scheduler: { maxConcurrency: 4, maxQueued, maxInflight: maxQueued + 4 },
   });
   return {
@@ -233,12 +235,39 @@ async function queuedFootprint(make, depth) {
   return bytes;
 }
 
+/**
+ * A clock whose reads cost nothing: a counter that moves on a microsecond a read, with the real
+ * timers. Diagnostic only — its deadlines are not real time; the run ends long before any fires.
+ */
+function counterClock() {
+  let now = 0;
+  return { ...systemClock, now: () => (now += 0.001) };
+}
+
+/**
+ * What the runtime's clock costs a call: the clock reads it makes per call (counted on a
+ * runtime of its own) and what one read of the system clock takes here, in ns.
+ */
+async function clockCost(calls) {
+  let reads = 0;
+  const counting = { ...systemClock, now: () => (reads++, systemClock.now()) };
+  const subject = ours(32, 4_096, counting);
+  await closedLoop(calls, 36, subject.call);
+  const readsPerCall = reads / calls;
+  const now = systemClock.now;
+  const start = performance.now();
+  for (let i = 0; i < calls; i++) now();
+  return { readsPerCall, nsPerRead: ((performance.now() - start) * 1e6) / calls };
+}
+
 /** The subjects by key: each makes a caller for a wait queue of `maxQueued`. */
 export const makers = {
   sluice: ours,
   // The journal keeps the records of the calls in flight only (two each): what retaining 4,096
   // records costs the collector, the difference to the runtime's own row shows.
   sluiceInflightRing: (maxQueued) => ours(maxQueued, 2 * (maxQueued + 4)),
+  // The same runtime on a clock that costs nothing to read: what the machine's clock costs it.
+  sluiceFreeClock: (maxQueued) => ours(maxQueued, 4_096, counterClock()),
   core: schedulerCore,
   plimit: viaPLimit,
   pqueue: viaPQueue,
@@ -270,6 +299,6 @@ export function subjectFor(key, deep) {
     footprint() {
       return queuedFootprint(make, deep);
     },
-    ...(key === 'sluice' && { admitAndCancel: admitAndCancelAtDepth }),
+    ...(key === 'sluice' && { admitAndCancel: admitAndCancelAtDepth, clockCost }),
   };
 }

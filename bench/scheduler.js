@@ -60,6 +60,7 @@ export async function benchScheduler({ quick = false } = {}) {
   // Measured in the bounded loop only.
   const boundedOnly = [
     ['Sluice runtime, journal keeping the calls in flight (72 records)', 'sluiceInflightRing'],
+    ['Sluice runtime on a clock that costs nothing to read (diagnostic)', 'sluiceFreeClock'],
   ];
   // Every measurement runs its subjects round-robin, so that the ratios compare like with like.
   const made = subjects.map(([name, key]) => ({ name, worker: new SubjectWorker(key, deep) }));
@@ -97,14 +98,20 @@ export async function benchScheduler({ quick = false } = {}) {
   const runtimeWorker = made[0].worker;
   const shallowAdmit = await medianOf(rounds, () => runtimeWorker.run('admitAndCancel', 32, admitOps));
   const deepAdmit = await medianOf(rounds, () => runtimeWorker.run('admitAndCancel', deep, admitOps));
+  const clock = medianBy(
+    (await roundRobin(rounds, [runtimeWorker], (worker) => worker.run('clockCost', calls)))[0],
+    (cost) => cost.nsPerRead,
+  );
   await Promise.all([alone.close(), ...made.map((subject) => subject.worker.close())]);
   const counted = await countedSection(quick, subjects);
   const [sluice, core, limit, queue, bare] = results;
   // Each batch of fresh workers ran every subject in the same minutes: its ratio cancels the
   // machine's drift between batches, which the ratio of the two medians does not.
-  const byKey = (key) => boundedByWorker[subjects.findIndex(([, k]) => k === key)];
+  const byKey = (key) => boundedByWorker[boundedSubjects.findIndex(([, k]) => k === key)];
   const limitByBatch = byKey('plimit');
   const pairedRatios = byKey('sluice').map((rate, k) => rate / limitByBatch[k]);
+  const freeClockRatio = medianBy(byKey('sluiceFreeClock').map((rate, k) => rate / limitByBatch[k]));
+  const clockUs = (clock.readsPerCall * clock.nsPerRead) / 1000;
   const allRatios = [...pairedRatios, ...headToHeadRatios].sort((a, b) => a - b);
   const quartile = (q) => allRatios[Math.round(q * (allRatios.length - 1))];
   const addedUs = (rate) => 1e6 / rate - 1e6 / floorRate;
@@ -169,6 +176,9 @@ export async function benchScheduler({ quick = false } = {}) {
     '- *Sluice runtime, journal keeping the calls in flight*: the same runtime with an in-memory journal of 72 ' +
       'records, the two of each call the scheduler can hold, instead of 4,096 — what the collector spends on ' +
       'records kept in the JS heap (the SQLite journal keeps none there). Bounded loop only.',
+    '- *Sluice runtime on a clock that costs nothing to read*: the same runtime, its clock a counter that moves ' +
+      "on a microsecond a read (with the real timers) — what reading the machine's clock costs the runtime. A " +
+      'diagnostic: its deadlines are not real time. Bounded loop only.',
     '- *Bare promise FIFO*: the least a limiter that hands its callers promises does — a promise per call and a ' +
       'node in a FIFO, four at a time; no size check, deadline, id or record. Whatever depth costs it, it costs ' +
       'every such limiter.',
@@ -247,7 +257,13 @@ export async function benchScheduler({ quick = false } = {}) {
       `${fmt(allRatios[allRatios.length - 1], 2)}×, and ${allRatios.filter((ratio) => ratio >= 1).length} of ` +
       `${allRatios.length} are at least 1.0×. (The ratio of the table's medians: ` +
       `${fmt(sluice.boundedRate / limit.boundedRate, 2)}×; scheduler core ${fmt(core.boundedRate / limit.boundedRate, 2)}×,` +
-      ` runtime vs p-queue ${fmt(sluice.boundedRate / queue.boundedRate, 2)}×.) Throughput at a ${fmt(deep)}-deep backlog ` +
+      ` runtime vs p-queue ${fmt(sluice.boundedRate / queue.boundedRate, 2)}×.) A call through the runtime reads ` +
+      `the clock ${fmt(clock.readsPerCall, 0)} times — at admission, for its deadline, and when the provider ` +
+      `returns, for the phase durations, the next call's start and the result's duration — and a read of the ` +
+      `system clock (\`performance.now()\`) takes **${fmt(clock.nsPerRead, 0)} ns** on this machine: ` +
+      `${fmt(clockUs, 2)} µs of the ${fmt(addedUs(sluice.boundedRate), 2)} µs the runtime adds, which p-limit, ` +
+      `keeping no time, does not pay. On a clock that costs nothing to read, the same batches give ` +
+      `**${fmt(freeClockRatio, 2)}×** p-limit (median paired ratio). Throughput at a ${fmt(deep)}-deep backlog ` +
       `within 20 % of the bounded case (O(1) queue) — working through it: ` +
       `**${fmt((drainRatio - 1) * 100, 1)} %**; admitting it: ` +
       `**${fmt((sluice.deepBurst.admitRate / sluice.shallowBurst.admitRate - 1) * 100, 1)} %**; with the backlog ` +
@@ -269,7 +285,14 @@ export async function benchScheduler({ quick = false } = {}) {
     '',
     counted.markdown,
   ].join('\n');
-  return { markdown, results, admission: { shallowAdmit, deepAdmit }, instructions: counted.perCall };
+  return {
+    markdown,
+    results,
+    admission: { shallowAdmit, deepAdmit },
+    clock,
+    freeClockRatio,
+    instructions: counted.perCall,
+  };
 }
 
 /**
