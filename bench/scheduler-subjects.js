@@ -241,7 +241,12 @@ async function queuedFootprint(make, depth) {
  */
 function counterClock() {
   let now = 0;
-  return { ...systemClock, now: () => (now += 0.001) };
+  return clockReading(() => (now += 0.001));
+}
+
+/** The system clock's timers with `now` read from elsewhere. */
+function clockReading(now) {
+  return { ...systemClock, now };
 }
 
 /**
@@ -250,7 +255,7 @@ function counterClock() {
  */
 async function clockCost(calls) {
   let reads = 0;
-  const counting = { ...systemClock, now: () => (reads++, systemClock.now()) };
+  const counting = clockReading(() => (reads++, systemClock.now()));
   const subject = ours(32, 4_096, counting);
   await closedLoop(calls, 36, subject.call);
   const readsPerCall = reads / calls;

@@ -14,9 +14,9 @@ export const PID_FILE = 'daemon.pid';
  * refused at start-up with a `DaemonConfigError` of `dataDir` naming the holder's pid.
  *
  * The claim is SQLite's write lock on `daemon.lock`, held by a transaction that stays open (an
- * advisory lock of the operating system on the file, not its contents): it covers every path to the directory, two starters at
- * the same instant get one winner, and the system drops it when its process dies, so a killed
- * daemon leaves nothing stale behind. Returns the release.
+ * advisory lock of the operating system on the file, not its contents): it covers every path to
+ * the directory, two starters at the same instant get one winner, and the system drops it when
+ * its process dies, so a killed daemon leaves nothing stale behind. Returns the release.
  */
 export function lockDataDir(dataDir: string): () => void {
   const db = new Database(join(dataDir, LOCK_FILE));
