@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { fmt, medianBy, table } from './lib.js';
+import { fmt, medianBy, met, table } from './lib.js';
 
 const MAIN = fileURLToPath(new URL('../packages/daemon/dist/bundle/sluice.js', import.meta.url));
 const PROMPT_BODY = JSON.stringify({ prompt: [{ type: 'text', text: 'ping' }] });
@@ -251,8 +251,6 @@ function withTimeout(promise, ms, what) {
     }),
   ]).finally(() => clearTimeout(timer));
 }
-
-const met = (ok) => (ok ? 'met' : '**not met**');
 
 // ---------------------------------------------------------------- 1. 503 prompt_queue_full
 

@@ -14,7 +14,7 @@ import {
   ModelRuntime,
   SqliteJournal,
 } from '../packages/runtime/dist/index.js';
-import { closedLoop, fmt, medianBy, table, withLoopDelay } from './lib.js';
+import { closedLoop, fmt, medianBy, met, table, withLoopDelay } from './lib.js';
 
 const request = { messages: [{ role: 'user', content: 'ping' }] };
 /** Enough calls outstanding to keep a batch filling while the previous one commits. */
@@ -146,7 +146,6 @@ export async function benchJournal({ quick = false } = {}) {
     delay(r, 'maxMs'),
     r.stats ? fmt(r.stats.recordsCommitted / Math.max(1, r.stats.batchesCommitted)) : '–',
   ]);
-  const met = (ok) => (ok ? 'met' : '**not met**');
   const markdown = [
     `Recorded model calls (built-in \`echo\` model at 0 ms; one \`model_request\` and one \`model_result\` record per call, ` +
       `each confirmed before the call proceeds) in a closed loop of ${fmt(calls)} calls; ` +

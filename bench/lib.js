@@ -1,4 +1,4 @@
-// Small helpers shared by the benchmarks: timing, medians and markdown tables.
+// Small helpers shared by the benchmarks: timing, medians, markdown tables and verdicts.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 /**
@@ -66,3 +66,6 @@ export function table(header, rows) {
   const line = (cells) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
+
+/** A target's verdict as the markdown says it: a miss stands out. */
+export const met = (ok) => (ok ? 'met' : '**not met**');
