@@ -157,15 +157,12 @@ export async function benchScheduler({ quick = false } = {}) {
     fmt(r.deepOutsideGc.outsideGcRate / r.shallowOutsideGc.outsideGcRate, 2),
   ]);
   const outsideGcRatio = sluice.deepOutsideGc.outsideGcRate / sluice.shallowOutsideGc.outsideGcRate;
-  const drainRatio = sluice.deepBurst.drainRate / sluice.shallowBurst.drainRate;
   const targetRatio = medianBy(allRatios);
   const queueRatio = deepAdmit / shallowAdmit;
-  // Per cent change from the bounded case: working through a burst, admitting it, sustained.
-  const endToEnd = [
-    drainRatio,
-    sluice.deepBurst.admitRate / sluice.shallowBurst.admitRate,
-    sluice.deepRate / sluice.boundedRate,
-  ].map((ratio) => (ratio - 1) * 100);
+  const [ourDrain, ourAdmit, ourSustained] = depthChanges(sluice);
+  const [bareDrain, bareAdmit, bareSustained] = depthChanges(bare);
+  const withinTolerance = (changes) => changes.every((change) => change >= -DEPTH_TOLERANCE * 100);
+  const bareWithin = withinTolerance([bareDrain, bareAdmit, bareSustained]);
   const markdown = [
     `No-op calls (built-in \`echo\` model at 0 ms), concurrency 4. Median of ${rounds} rounds after a warm-up ` +
       `round; within a round the subjects take turns, and the heap is collected before each run. Each subject ` +
@@ -258,7 +255,7 @@ export async function benchScheduler({ quick = false } = {}) {
     '',
     'Targets:',
     '',
-    `- **Sluice ≥ 1.0× p-limit with full bookkeeping — ${fmt(targetRatio, 2)}×, ${met(targetRatio >= 1)}.** The ` +
+    `- **Sluice ≥ 1.0× p-limit with full bookkeeping — ${fmt(targetRatio, 2)}×**, ${met(targetRatio >= 1)}. The ` +
       `median ratio of ${allRatios.length} paired batches: the ${pairedRatios.length} above and ` +
       `${headToHeadRatios.length} more of the runtime and p-limit alone, each a fresh worker per subject taking ` +
       `turns ${rounds} rounds after a warm-up, who goes first alternating. A single batch's ratio moves with the ` +
@@ -276,13 +273,14 @@ export async function benchScheduler({ quick = false } = {}) {
       `**${fmt(freeClockRatio, 2)}×** p-limit (median paired ratio).`,
     `- **Throughput at a ${fmt(deep)}-deep backlog within 20 % of the bounded case (O(1) queue).** The queue ` +
       `itself — the O(1) the target names — **${fmt(queueRatio, 2)}×** the rate at 32 queued (below), ` +
-      `${met(queueRatio >= 0.8)}. End to end, with each waiting call's promise and objects held by the heap, ` +
-      `${met(endToEnd.every((change) => change >= -20))}: working through it **${fmt(endToEnd[0], 1)} %**, ` +
-      `admitting it **${fmt(endToEnd[1], 1)} %**, with the backlog sustained **${fmt(endToEnd[2], 1)} %**; outside ` +
-      `the collector's pauses **${fmt((outsideGcRatio - 1) * 100, 1)} %**. The bare promise FIFO, which holds ` +
-      `nothing for a waiting call but its promise and a node, does not meet that reading either: it loses ${fmt((1 - bare.deepRate / bare.boundedRate) * 100, 0)} % sustained, ` +
-      `${fmt((1 - bare.deepBurst.drainRate / bare.shallowBurst.drainRate) * 100, 0)} % working through a burst and ` +
-      `${fmt((1 - bare.deepBurst.admitRate / bare.shallowBurst.admitRate) * 100, 0)} % admitting it.`,
+      `${met(queueRatio >= 1 - DEPTH_TOLERANCE)}. End to end, with each waiting call's promise and objects held ` +
+      `by the heap, ${met(withinTolerance([ourDrain, ourAdmit, ourSustained]))}: working through it ` +
+      `**${fmt(ourDrain, 1)} %**, admitting it **${fmt(ourAdmit, 1)} %**, with the backlog sustained ` +
+      `**${fmt(ourSustained, 1)} %**; outside the collector's pauses **${fmt((outsideGcRatio - 1) * 100, 1)} %**. ` +
+      `The bare promise FIFO, which holds nothing for a waiting call but its promise and a node, ` +
+      `${bareWithin ? 'meets that reading' : 'does not meet that reading either'}: it loses ` +
+      `${fmt(-bareSustained, 0)} % sustained, ${fmt(-bareDrain, 0)} % working through a burst and ` +
+      `${fmt(-bareAdmit, 0)} % admitting it.`,
     '',
     `A backlog of ${fmt(deep)} makes every waiting call's objects outlive the young generation of V8's heap, so ` +
       `each is copied by the scavenger and later collected by the old generation's mark-compact, and each waiting ` +
@@ -304,6 +302,21 @@ export async function benchScheduler({ quick = false } = {}) {
     freeClockRatio,
     instructions: counted.perCall,
   };
+}
+
+/** How far a deep backlog may fall below the bounded case and still meet the target (20 %). */
+const DEPTH_TOLERANCE = 0.2;
+
+/**
+ * A subject's change at depth from the bounded case, in per cent: working through a burst,
+ * admitting it, and with the backlog sustained.
+ */
+function depthChanges(r) {
+  return [
+    r.deepBurst.drainRate / r.shallowBurst.drainRate,
+    r.deepBurst.admitRate / r.shallowBurst.admitRate,
+    r.deepRate / r.boundedRate,
+  ].map((ratio) => (ratio - 1) * 100);
 }
 
 /**
