@@ -1,8 +1,8 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import * as acp from '@agentclientprotocol/sdk';
-import type { Daemon } from '../daemon.js';
-import { HttpError, drainingError } from '../http/http-error.js';
-import type { ContentBlock } from '../sessions/agent.js';
+import type { AcpDaemon } from './acp-daemon.js';
+import { HttpError } from '../wire/index.js';
+import { DaemonDrainingError, type ContentBlock } from '../sessions/index.js';
 import { unsupportedSetting } from './errors.js';
 import { isUntypedFailure, toRequestError } from './rpc-errors.js';
 
@@ -58,7 +58,7 @@ function parseCursor(cursor: string | null | undefined): number {
  * thin calls into the session bridge. Every error leaves through {@link toRequestError}, so a
  * typed daemon error keeps its `data.errorKind` (SPEC BP-10).
  */
-export function buildAcpAgent(daemon: Daemon, host: AcpSessionHost): acp.AgentApp {
+export function buildAcpAgent(daemon: AcpDaemon, host: AcpSessionHost): acp.AgentApp {
   const { bridge } = daemon;
   const guard = <P, R>(method: string, handler: (params: P, signal: AbortSignal) => Promise<R> | R) => {
     return async ({ params, signal }: { params: P; signal: AbortSignal }): Promise<R> => {
@@ -72,7 +72,7 @@ export function buildAcpAgent(daemon: Daemon, host: AcpSessionHost): acp.AgentAp
     };
   };
   const admitting = (): void => {
-    if (daemon.draining) throw drainingError();
+    if (daemon.bridge.draining) throw new DaemonDrainingError();
   };
   const stamp = (sessionId: string): { clientId?: string } => {
     const clientId = host.clientIdFor(sessionId);

@@ -1,5 +1,5 @@
 import type { AgentConnection, AnyMessage, AnyResponse, JsonRpcId } from '@agentclientprotocol/sdk';
-import type { Daemon } from '../daemon.js';
+import type { AcpDaemon } from './acp-daemon.js';
 import { PermissionError } from '../permissions/index.js';
 import { buildAcpAgent, type AcpSessionHost } from './acp-agent.js';
 
@@ -18,7 +18,7 @@ const CONNECTION_ROUTED = new Set([
 
 /** What a transport supplies to an {@link AcpLink}. */
 export interface AcpLinkOptions {
-  daemon: Daemon;
+  daemon: AcpDaemon;
   /**
    * Hands a message the agent side wrote (a response) to the transport, with its route and the
    * session the answered request named (if any).

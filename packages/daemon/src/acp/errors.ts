@@ -1,4 +1,4 @@
-import { HttpError } from '../http/http-error.js';
+import { HttpError } from '../wire/index.js';
 
 /**
  * A `session/set_mode`, `session/set_config_option` or `session/set_model` this daemon cannot

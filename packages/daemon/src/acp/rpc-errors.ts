@@ -1,5 +1,5 @@
 import { RequestError } from '@agentclientprotocol/sdk';
-import { mapError } from '../http/error-map.js';
+import { mapError } from '../wire/index.js';
 
 /** JSON-RPC error codes the ACP transports answer with (PROTOCOL §8). */
 export const RPC_CODE = {

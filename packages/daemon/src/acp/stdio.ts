@@ -1,5 +1,5 @@
 import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
-import type { Daemon } from '../daemon.js';
+import type { AcpDaemon } from './acp-daemon.js';
 import type { Subscription } from '../events/index.js';
 import { AcpLink } from './acp-link.js';
 import { eventToAcpMessage } from './event-translation.js';
@@ -31,7 +31,7 @@ export interface AcpStreamServer {
  * `_qwen/notify`), merged ahead of responses so a prompt's answer follows its updates.
  */
 export function serveAcpStream(
-  daemon: Daemon,
+  daemon: AcpDaemon,
   stream: Stream,
   options: AcpStreamServerOptions,
 ): AcpStreamServer {
@@ -52,7 +52,7 @@ export function serveAcpStream(
         current.close();
       }
       try {
-        const bus = daemon.buses.busFor(sessionId);
+        const bus = daemon.bridge.streams.busFor(sessionId);
         const after = replay ? 0 : bus.lastEventId;
         let following = bus.subscribe(replay ? { lastEventId: 0 } : {});
         subscriptions.set(sessionId, following);

@@ -7,7 +7,7 @@ import {
   type ConversationMessage,
   type SessionUpdate,
   type TurnResult,
-} from '../sessions/agent.js';
+} from '../sessions/index.js';
 
 /** Options of {@link ChatAgent}. */
 export interface ChatAgentOptions {
@@ -62,7 +62,12 @@ export class ChatAgent implements Agent {
     return budget;
   }
 
-  /** Drops the session's budget; called when the session closes. */
+  /** Drops the session's budget once the session closed (the `Agent` port's hook). */
+  sessionClosed(sessionId: string): void {
+    this.forgetSession(sessionId);
+  }
+
+  /** Drops the session's budget. */
   forgetSession(sessionId: string): void {
     this.budgets.delete(sessionId);
   }

@@ -1,1 +1,1 @@
-export * from './chat-agent.js';
+export { ChatAgent, type ChatAgentOptions } from './chat-agent.js';

@@ -1,6 +1,3 @@
-export * from './server.js';
-export * from './error-map.js';
-export * from './http-error.js';
+export { BODY_LIMIT_BYTES, buildServer, type FailureLog, type ServerOptions } from './server.js';
 export { isLoopbackHost, tokensEqual } from './security.js';
-export { DEFAULT_SSE_HEARTBEAT_MS } from './sse-stream.js';
 export { FEATURES } from './routes/discovery.js';

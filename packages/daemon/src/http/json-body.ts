@@ -1,26 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { HttpError } from './http-error.js';
-
-/** Keys dropped from every JSON body (prototype pollution guard, PROTOCOL §1). */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-
-const MAY_HOLD_FORBIDDEN_KEY = /proto|constructor|\\u/;
-
-function reviver(key: string, value: unknown): unknown {
-  return FORBIDDEN_KEYS.has(key) ? undefined : value;
-}
-
-/** Parses JSON text the way every route sees it; an empty body is `undefined`. */
-export function parseJsonBody(text: string): unknown {
-  if (text.trim().length === 0) return undefined;
-  try {
-    // The reviver costs a call per value; only texts that could hold a forbidden key pay it
-    // (every such key contains "proto" or "constructor", unless spelt with a \u escape).
-    return MAY_HOLD_FORBIDDEN_KEY.test(text) ? JSON.parse(text, reviver) : JSON.parse(text);
-  } catch {
-    throw new HttpError(400, undefined, 'Invalid JSON in request body');
-  }
-}
+import { parseJsonBody } from '../wire/index.js';
 
 /** Replaces fastify's JSON parser: malformed → 400, forbidden keys dropped, empty → undefined. */
 export function registerJsonBody(app: FastifyInstance): void {

@@ -1,4 +1,4 @@
-import { mapError } from './error-map.js';
+import { mapError } from '../wire/index.js';
 
 /** An error's response with its body already serialized. */
 export interface PreparedError {

@@ -1,9 +1,11 @@
 import type { FastifyRequest } from 'fastify';
-import type { Daemon } from '../daemon.js';
-import type { EventBus } from '../events/index.js';
-import { assertClientIdFormat } from '../sessions/clients.js';
-import { InvalidClientIdError } from '../sessions/errors.js';
-import { HttpError, drainingError } from './http-error.js';
+import {
+  DaemonDrainingError,
+  InvalidClientIdError,
+  assertClientIdFormat,
+  type SessionBridge,
+} from '../sessions/index.js';
+import { HttpError } from '../wire/index.js';
 
 /** Header carrying the client identity (PROTOCOL §1). */
 export const CLIENT_ID_HEADER = 'x-qwen-client-id';
@@ -19,34 +21,14 @@ export function clientIdOf(request: FastifyRequest): string | undefined {
 
 /** Like {@link clientIdOf}, and the id must be registered on the session when given. */
 export function registeredClientIdOf(
-  daemon: Daemon,
+  sessions: SessionBridge,
   request: FastifyRequest,
   sessionId: string,
 ): string | undefined {
   const clientId = clientIdOf(request);
-  if (clientId !== undefined && !daemon.bridge.hasClient(sessionId, clientId))
+  if (clientId !== undefined && !sessions.hasClient(sessionId, clientId))
     throw new InvalidClientIdError(clientId, sessionId);
   return clientId;
-}
-
-/** The live session's event bus; throws `session_not_found` / `session_closing` otherwise. */
-export function busOf(daemon: Daemon, sessionId: string): EventBus {
-  daemon.bridge.status(sessionId);
-  return daemon.buses.busFor(sessionId);
-}
-
-/**
- * The bus to stream from: the live session's, or for a session closed moments ago its closed
- * bus, which replays what the client missed and then ends the stream (PROTOCOL §6).
- */
-export function replayableBusOf(daemon: Daemon, sessionId: string): EventBus {
-  try {
-    return busOf(daemon, sessionId);
-  } catch (error) {
-    const closed = daemon.buses.closedBus(sessionId);
-    if (closed === undefined) throw error;
-    return closed;
-  }
 }
 
 /** The request body as a plain object (absent → `{}`); anything else is a 400. */
@@ -59,8 +41,8 @@ export function objectBody(request: FastifyRequest): Record<string, unknown> {
 }
 
 /** Refuses new work while the daemon drains. */
-export function assertAdmitting(daemon: Daemon): void {
-  if (daemon.draining) throw drainingError();
+export function assertAdmitting(sessions: SessionBridge): void {
+  if (sessions.draining) throw new DaemonDrainingError();
 }
 
 /** `:id` of a session route. */

@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Daemon } from '../daemon.js';
-import { mapError } from './error-map.js';
+import { DEFAULT_SSE_HEARTBEAT_MS, mapError } from '../wire/index.js';
 import { registerJsonBody } from './json-body.js';
-import type { AcpHttpRegistryOptions } from '../acp/http/acp-http-registry.js';
+import type { AcpHttpRegistryOptions } from '../acp/index.js';
 import { acpRoutes } from './routes/acp.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { eventRoutes } from './routes/events.js';
@@ -11,7 +11,6 @@ import { permissionRoutes } from './routes/permissions.js';
 import { promptRoutes } from './routes/prompts.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { securityGate } from './security.js';
-import { DEFAULT_SSE_HEARTBEAT_MS } from './sse-stream.js';
 
 /** Request bodies larger than this are refused with 413 (PROTOCOL §1). */
 export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -101,11 +100,12 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
     void reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?', 1)[0]} not found` });
   });
 
-  discoveryRoutes(app, daemon);
-  sessionRoutes(app, daemon);
-  promptRoutes(app, daemon);
-  eventRoutes(app, daemon, heartbeatMs);
-  permissionRoutes(app, daemon);
+  const { bridge: sessions, permissions } = daemon;
+  discoveryRoutes(app, sessions, daemon.runtime, daemon.config.workspace);
+  sessionRoutes(app, sessions, permissions);
+  promptRoutes(app, sessions);
+  eventRoutes(app, sessions, heartbeatMs);
+  permissionRoutes(app, sessions, permissions);
   acpRoutes(app, daemon, heartbeatMs, {
     ...(logger === undefined
       ? {}

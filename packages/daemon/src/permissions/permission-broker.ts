@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MAX_TIMER_MS, systemClock, type Clock, type TimerHandle } from '@sluice/runtime';
-import type { PermissionOption, PermissionOutcome, PermissionRequest } from '../sessions/agent.js';
-import type { SessionEvent, SessionEventSink } from '../sessions/session-events.js';
+import type { PermissionOption, PermissionOutcome, PermissionRequest } from '../sessions/index.js';
+import type { SessionEvent, SessionEventSink } from '../sessions/index.js';
 import {
   InvalidOptionIdError,
   PermissionLimitExceededError,

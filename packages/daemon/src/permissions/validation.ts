@@ -3,7 +3,7 @@ import type {
   PermissionOptionKind,
   PermissionOutcome,
   PermissionRequest,
-} from '../sessions/agent.js';
+} from '../sessions/index.js';
 import { InvalidPermissionOutcomeError, InvalidPermissionRequestError } from './errors.js';
 
 const KINDS: ReadonlySet<string> = new Set<PermissionOptionKind>([

@@ -1,4 +1,4 @@
-import type { Agent } from '../sessions/agent.js';
+import type { Agent } from '../sessions/index.js';
 import type { PermissionBroker } from './permission-broker.js';
 
 /**
@@ -22,5 +22,6 @@ export function withPermissions(agent: Agent, broker: PermissionBroker): Agent {
         turnEnded.abort();
       }
     },
+    sessionClosed: (sessionId) => agent.sessionClosed?.(sessionId),
   };
 }

@@ -1,6 +1,6 @@
 import { JournalClosedError, type AppendListener, type Journal, type JournalRecord } from '@sluice/runtime';
-import type { SessionListOptions } from '../sessions/session-listing.js';
-import type { SessionRecord, SessionStore } from '../sessions/session-store.js';
+import type { SessionListOptions } from '../sessions/index.js';
+import type { SessionRecord, SessionStore } from '../sessions/index.js';
 import { SessionStoreClosedError, SessionStoreSchemaTooNewError } from './errors.js';
 import type { SqliteFiles } from './sqlite-files.js';
 

@@ -74,6 +74,8 @@ export interface TurnResult {
  */
 export interface Agent {
   runTurn(turn: AgentTurn): Promise<TurnResult>;
+  /** Told once a session closed (its `session_closed` was published): drop what it held. */
+  sessionClosed?(sessionId: string): void;
 }
 
 /** The prompt's text blocks joined by newlines — what is echoed, queued and recorded. */

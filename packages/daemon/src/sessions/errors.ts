@@ -21,7 +21,8 @@ export type SessionErrorCode =
   | 'invalid_cursor'
   | 'invalid_branch_name'
   | 'invalid_turn_result'
-  | 'bridge_shutting_down';
+  | 'bridge_shutting_down'
+  | 'daemon_shutting_down';
 
 /** Base of every error the session layer throws: a stable `code`, never a message to match. */
 export abstract class SessionError extends SluiceError<SessionErrorCode> {}
@@ -274,5 +275,14 @@ export class BridgeShuttingDownError extends SessionError {
   readonly retryable = false;
   constructor() {
     super('The session bridge is shutting down');
+  }
+}
+
+/** The daemon is draining: it finishes what it admitted and admits nothing new (HTTP 503). */
+export class DaemonDrainingError extends SessionError {
+  readonly code = 'daemon_shutting_down';
+  readonly retryable = true;
+  constructor() {
+    super('The daemon is shutting down');
   }
 }

@@ -2,6 +2,9 @@ import { isAbsolute, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '@sluice/runtime';
 import type { Agent } from './agent.js';
+import { DEFAULT_RING_SIZE, MAX_RING_SIZE } from '../events/index.js';
+import { integerInRange, positiveInteger, positiveIntegerOrInfinity } from '../validate.js';
+import type { ClosedBusRetention } from './session-buses.js';
 import type { SessionEventSink } from './session-events.js';
 import type { SessionStore } from './session-store.js';
 
@@ -24,8 +27,15 @@ export const MAX_TERMINAL_EVENT_DELAY_MS = 1_000;
 export interface SessionBridgeOptions {
   /** Runs the turns. */
   agent: Agent;
-  /** Receives every session event, in order. */
-  events: SessionEventSink;
+  /**
+   * Also told every session event, in order, after the session's own stream (which the bridge
+   * keeps: see `SessionBridge.streams`); for observers such as tests and metrics.
+   */
+  events?: SessionEventSink;
+  /** Events kept per session for `Last-Event-ID` replay; default 8000. */
+  eventRingSize?: number;
+  /** How long, and for how many sessions, a closed session's events stay replayable. */
+  closedStreamRetention?: ClosedBusRetention;
   /** Source of monotonic time and of the deadline timers; defaults to the system clock. */
   clock?: Clock;
   /** Wall-clock epoch milliseconds for `createdAt`, `queuedAt`, …; defaults to `Date.now`. */
@@ -76,7 +86,9 @@ export interface TurnFailure {
 /** The validated configuration (unlimited values are `Infinity`). */
 export interface ResolvedBridgeOptions {
   agent: Agent;
-  events: SessionEventSink;
+  events: SessionEventSink | undefined;
+  eventRingSize: number;
+  closedStreamRetention: ClosedBusRetention | undefined;
   clock: Clock;
   wallClock: () => number;
   newId: () => string;
@@ -103,21 +115,6 @@ export function pendingPromptLimit(value: number): number {
   );
 }
 
-function positiveIntegerOrInfinity(name: string, value: number): number {
-  if (value === Infinity || (typeof value === 'number' && Number.isInteger(value) && value > 0)) return value;
-  throw new RangeError(`${name} must be a positive integer or Infinity, got ${String(value)}`);
-}
-
-function positiveInteger(name: string, value: number): number {
-  if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
-  throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
-}
-
-function integerInRange(name: string, value: number, min: number, max: number): number {
-  if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
-  throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${String(value)}`);
-}
-
 /** Validates `options`, fills in the defaults and throws a `RangeError` naming any bad value. */
 export function resolveBridgeOptions(options: SessionBridgeOptions): ResolvedBridgeOptions {
   const clock = options.clock ?? systemClock;
@@ -137,6 +134,13 @@ export function resolveBridgeOptions(options: SessionBridgeOptions): ResolvedBri
   return {
     agent: options.agent,
     events: options.events,
+    eventRingSize: integerInRange(
+      'eventRingSize',
+      options.eventRingSize ?? DEFAULT_RING_SIZE,
+      1,
+      MAX_RING_SIZE,
+    ),
+    closedStreamRetention: options.closedStreamRetention,
     clock,
     wallClock: options.wallClock ?? Date.now,
     newId: options.newId ?? randomUUID,

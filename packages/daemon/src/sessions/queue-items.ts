@@ -68,13 +68,18 @@ export interface PromptTicket {
   detachSignal: (() => void) | undefined;
 }
 
-/** A branch request waiting in (or running at the head of) the session's FIFO. */
+/**
+ * A branch request waiting in (or running at the head of) the session's FIFO. The runner
+ * knows nothing of branching: it starts the ticket when its turn comes, or abandons it when
+ * the session closes first.
+ */
 export interface BranchTicket {
   readonly kind: 'branch';
-  readonly name: string | undefined;
-  readonly clientId: string | undefined;
-  readonly deferred: Deferred<BranchedSession>;
   node: QueueNode<QueueItem> | undefined;
+  /** Opens the branch; the runner waits for the promise, or goes on at once on `undefined`. */
+  start(): Promise<void> | undefined;
+  /** The session closed before the branch started: reject it and release what it held. */
+  abandon(error: unknown): void;
 }
 
 /** What `branchSession` resolves to (PROTOCOL §7, less the event-bus fields). */
@@ -89,3 +94,24 @@ export interface BranchedSession {
 }
 
 export type QueueItem = PromptTicket | BranchTicket;
+
+/** One entry of `GET /session/:id/pending-prompts`. */
+export interface PendingPromptInfo {
+  promptId: string;
+  text: string;
+  queuedAt: number;
+  state: 'running' | 'queued';
+  originatorClientId?: string;
+}
+
+/** A prompt ticket as `GET /session/:id/pending-prompts` lists it. */
+export function describeTicket(ticket: PromptTicket, state: 'running' | 'queued'): PendingPromptInfo {
+  const info: PendingPromptInfo = {
+    promptId: ticket.promptId,
+    text: ticket.text,
+    queuedAt: ticket.queuedAt,
+    state,
+  };
+  if (ticket.clientId !== undefined) info.originatorClientId = ticket.clientId;
+  return info;
+}

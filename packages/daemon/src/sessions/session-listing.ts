@@ -1,30 +1,9 @@
 import { InvalidSessionCursorError } from './errors.js';
-import type { SessionRecord } from './session-store.js';
 
 /** Default page size of a session listing (the reference daemon's default). */
 export const DEFAULT_SESSION_LIST_SIZE = 20;
 /** Largest page size of a session listing (the official client never asks for more). */
 export const MAX_SESSION_LIST_SIZE = 1000;
-
-/** A stored session without its conversation, as a store's `list` returns it. */
-export interface StoredSessionSummary extends Omit<SessionRecord, 'conversation'> {
-  /** Messages of stored history. */
-  messageCount: number;
-}
-
-/** Options of a listing page. */
-export interface SessionListOptions {
-  /** Sessions per page, 1 to 1000; default 20. */
-  size?: number;
-  /** The `nextCursor` of the previous page. */
-  cursor?: string;
-}
-
-/** One page of a store's listing; `nextCursor` is absent on the last page. */
-export interface SessionListPage {
-  sessions: StoredSessionSummary[];
-  nextCursor?: string;
-}
 
 /**
  * Where a session sits in a listing: newest first by `createdAt`, ties by `sessionId`,

@@ -1,13 +1,4 @@
 import type { ConversationMessage } from './agent.js';
-import {
-  compareListPosition,
-  decodeListCursor,
-  encodeListCursor,
-  listPageSize,
-  type SessionListOptions,
-  type SessionListPage,
-  type StoredSessionSummary,
-} from './session-listing.js';
 
 /** `single` coalesces onto one default session per workspace; `thread` always creates. */
 export type SessionScope = 'single' | 'thread';
@@ -45,57 +36,22 @@ export interface SessionStore {
   list?(workspaceCwd: string, options?: SessionListOptions): Promise<SessionListPage>;
 }
 
-/** Default number of records a {@link MemorySessionStore} keeps. */
-export const DEFAULT_MEMORY_STORE_MAX_RECORDS = 1024;
+/** A stored session without its conversation, as a store's `list` returns it. */
+export interface StoredSessionSummary extends Omit<SessionRecord, 'conversation'> {
+  /** Messages of stored history. */
+  messageCount: number;
+}
 
-/**
- * An in-memory {@link SessionStore}: keeps deep copies of at most `maxRecords` records and
- * forgets the least recently saved one beyond that.
- */
-export class MemorySessionStore implements SessionStore {
-  private readonly records = new Map<string, SessionRecord>();
+/** Options of a listing page. */
+export interface SessionListOptions {
+  /** Sessions per page, 1 to 1000; default 20. */
+  size?: number;
+  /** The `nextCursor` of the previous page. */
+  cursor?: string;
+}
 
-  constructor(readonly maxRecords = DEFAULT_MEMORY_STORE_MAX_RECORDS) {
-    if (!Number.isInteger(maxRecords) || maxRecords < 1)
-      throw new RangeError(`maxRecords must be a positive integer, got ${String(maxRecords)}`);
-  }
-
-  /** Records held now. */
-  get size(): number {
-    return this.records.size;
-  }
-
-  async save(record: SessionRecord): Promise<void> {
-    this.records.delete(record.sessionId);
-    this.records.set(record.sessionId, structuredClone(record));
-    if (this.records.size > this.maxRecords) {
-      const oldest = this.records.keys().next();
-      if (!oldest.done) this.records.delete(oldest.value);
-    }
-  }
-
-  async load(sessionId: string): Promise<SessionRecord | undefined> {
-    const record = this.records.get(sessionId);
-    return record === undefined ? undefined : structuredClone(record);
-  }
-
-  async list(workspaceCwd: string, options: SessionListOptions = {}): Promise<SessionListPage> {
-    const size = listPageSize(options.size);
-    const after = options.cursor === undefined ? undefined : decodeListCursor(options.cursor);
-    const matching = [...this.records.values()]
-      .filter(
-        (record) =>
-          record.workspaceCwd === workspaceCwd &&
-          (after === undefined || compareListPosition(after, record) < 0),
-      )
-      .sort(compareListPosition);
-    const sessions = matching.slice(0, size).map(({ conversation, ...metadata }): StoredSessionSummary => ({
-      ...structuredClone(metadata),
-      messageCount: conversation.length,
-    }));
-    const last = sessions.at(-1);
-    return matching.length > size && last !== undefined
-      ? { sessions, nextCursor: encodeListCursor(last) }
-      : { sessions };
-  }
+/** One page of a store's listing; `nextCursor` is absent on the last page. */
+export interface SessionListPage {
+  sessions: StoredSessionSummary[];
+  nextCursor?: string;
 }

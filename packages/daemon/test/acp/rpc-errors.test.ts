@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { ModelTimeoutErrorLike } from './fixtures.js';
 import { unsupportedSetting } from '../../src/acp/errors.js';
 import { RPC_CODE, toRequestError } from '../../src/acp/rpc-errors.js';
-import { mapError } from '../../src/http/error-map.js';
+import { mapError } from '../../src/wire/index.js';
 import { PermissionLimitExceededError, PermissionRequestNotFoundError } from '../../src/permissions/index.js';
 import {
   BranchWhilePromptActiveError,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { SessionBuses } from '../../src/daemon.js';
+import { SessionBuses } from '../../src/sessions/index.js';
 import { SESSION_EVENT } from '../../src/sessions/session-events.js';
 
 function closeSession(buses: SessionBuses, sessionId: string): void {

@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { mapError } from '../../src/http/error-map.js';
-import { parseJsonBody } from '../../src/http/json-body.js';
+import { mapError, parseJsonBody } from '../../src/wire/index.js';
 import { tokensEqual } from '../../src/http/security.js';
 import { SubscriberLimitExceededError } from '../../src/events/index.js';
 import {

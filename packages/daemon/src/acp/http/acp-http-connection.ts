@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyMessage } from '@agentclientprotocol/sdk';
-import { isOpen, type Daemon } from '../../daemon.js';
+import type { AcpDaemon } from '../acp-daemon.js';
 import type { EventFrame, SubscribeOptions } from '../../events/index.js';
 import { AcpLink, type AcpRoute } from '../acp-link.js';
 import { eventToAcpMessage } from '../event-translation.js';
@@ -37,7 +37,7 @@ export class AcpHttpConnection {
   private closed = false;
 
   constructor(
-    private readonly daemon: Daemon,
+    private readonly daemon: AcpDaemon,
     private readonly limits: AcpHttpConnectionLimits,
     log: (error: unknown, context: string) => void,
   ) {
@@ -100,8 +100,8 @@ export class AcpHttpConnection {
     if (previous === undefined && this.sessionStreams.size >= this.limits.maxSessionStreams) return null;
     const merger = new OutboundMerger(this.translate, () => this.link.pendingFor(sessionId) === 0);
     let epoch: string | undefined;
-    if (isOpen(this.daemon.bridge, sessionId)) {
-      const bus = this.daemon.buses.busFor(sessionId);
+    if (this.daemon.bridge.isOpen(sessionId)) {
+      const bus = this.daemon.bridge.streams.busFor(sessionId);
       merger.addSubscription(bus.subscribe(options));
       epoch = bus.epoch;
     }
@@ -152,7 +152,9 @@ export class AcpHttpConnection {
       if (!replay) return;
       try {
         stream.merger.replaceSubscription(
-          this.daemon.buses.busFor(sessionId).subscribe({ ...stream.subscribeOptions, lastEventId: 0 }),
+          this.daemon.bridge.streams
+            .busFor(sessionId)
+            .subscribe({ ...stream.subscribeOptions, lastEventId: 0 }),
         );
       } catch {
         stream.merger.close();
@@ -164,7 +166,7 @@ export class AcpHttpConnection {
         ? { ...stream.subscribeOptions, lastEventId: 0 }
         : stream.subscribeOptions;
     try {
-      stream.merger.addSubscription(this.daemon.buses.busFor(sessionId).subscribe(options));
+      stream.merger.addSubscription(this.daemon.bridge.streams.busFor(sessionId).subscribe(options));
     } catch {
       stream.merger.close();
     }

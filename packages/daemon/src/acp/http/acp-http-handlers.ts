@@ -5,10 +5,10 @@ import { AcpHttpRegistry, type AcpHttpRegistryOptions } from './acp-http-registr
 import { writeAcpSse } from './sse-writer.js';
 import { asJsonRpcMessage, idOf, rpcErrorResponse as rpcError } from '../json-rpc-message.js';
 import { RPC_CODE, toRequestError } from '../rpc-errors.js';
-import type { Daemon } from '../../daemon.js';
-import { HttpError, drainingError } from '../../http/http-error.js';
-import { parseJsonBody } from '../../http/json-body.js';
-import { parseLastEventId, parseMaxQueued } from '../../http/routes/events.js';
+import type { AcpDaemon } from '../acp-daemon.js';
+import { parseLastEventId, parseMaxQueued } from '../../events/index.js';
+import { DaemonDrainingError } from '../../sessions/index.js';
+import { HttpError, mapError, parseJsonBody } from '../../wire/index.js';
 
 /** Header naming the ACP connection (PROTOCOL §8). */
 export const ACP_CONNECTION_HEADER = 'acp-connection-id';
@@ -57,7 +57,7 @@ export interface AcpHttpHandlers {
  */
 export function createAcpHttpHandlers(
   app: FastifyInstance,
-  daemon: Daemon,
+  daemon: AcpDaemon,
   heartbeatMs: number,
   options: Partial<AcpHttpRegistryOptions> = {},
 ): AcpHttpHandlers {
@@ -115,10 +115,10 @@ export function createAcpHttpHandlers(
 
   /** `initialize` mints a connection; refusals are JSON-RPC errors mapped like any other. */
   const initialize = async (reply: FastifyReply, message: AnyMessage & { id: JsonRpcId }) => {
-    const connection = daemon.draining ? undefined : registry.create();
+    const connection = daemon.bridge.draining ? undefined : registry.create();
     if (connection === undefined) {
-      const refusal = daemon.draining
-        ? drainingError()
+      const refusal = daemon.bridge.draining
+        ? new DaemonDrainingError()
         : new HttpError(
             503,
             'acp_connection_limit_exceeded',
@@ -127,9 +127,10 @@ export function createAcpHttpHandlers(
             { 'Retry-After': '5' },
           );
       const { code, message: text, data } = toRequestError(refusal);
+      const { statusCode, headers } = mapError(refusal);
       return reply
-        .code(refusal.statusCode)
-        .headers(refusal.headers)
+        .code(statusCode)
+        .headers(headers)
         .send(rpcError(message.id, code, text, data as Record<string, unknown>));
     }
     const response = await connection.link.call(message);

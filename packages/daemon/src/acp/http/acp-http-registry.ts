@@ -1,4 +1,4 @@
-import type { Daemon } from '../../daemon.js';
+import type { AcpDaemon } from '../acp-daemon.js';
 import { AcpHttpConnection, type AcpHttpConnectionLimits } from './acp-http-connection.js';
 
 /** Default cap of ACP connections per daemon. */
@@ -34,7 +34,7 @@ export class AcpHttpRegistry {
   private readonly sweeper: ReturnType<typeof setInterval>;
 
   constructor(
-    private readonly daemon: Daemon,
+    private readonly daemon: AcpDaemon,
     private readonly options: AcpHttpRegistryOptions,
   ) {
     this.maxConnections = positiveInteger(

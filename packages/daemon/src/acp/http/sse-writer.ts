@@ -1,5 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { writeSse } from '../../http/sse-stream.js';
+import { writeSse } from '../../wire/index.js';
 import type { OutboundMerger } from '../outbound-merger.js';
 
 /** Options of {@link writeAcpSse}. */

@@ -1,7 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AcpHttpHandlers } from '../../acp/http/acp-http-handlers.js';
-import type { AcpHttpRegistryOptions } from '../../acp/http/acp-http-registry.js';
-import type { Daemon } from '../../daemon.js';
+import type { AcpDaemon, AcpHttpHandlers, AcpHttpRegistryOptions } from '../../acp/index.js';
 
 /**
  * Registers ACP over HTTP (PROTOCOL §8) on `/acp`, behind the same security gates as every
@@ -10,7 +8,7 @@ import type { Daemon } from '../../daemon.js';
  */
 export function acpRoutes(
   app: FastifyInstance,
-  daemon: Daemon,
+  daemon: AcpDaemon,
   heartbeatMs: number,
   options: Partial<AcpHttpRegistryOptions> = {},
 ): void {

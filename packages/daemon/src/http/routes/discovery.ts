@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Daemon } from '../../daemon.js';
+import type { ModelRuntime } from '@sluice/runtime';
+import type { SessionBridge } from '../../sessions/index.js';
 
 /**
  * Features this daemon implements, exactly (PROTOCOL §3). `session_id_override` is the reference
@@ -27,11 +28,16 @@ export const FEATURES = [
 ] as const;
 
 /** `GET /health`, `GET /capabilities`, `GET /runtime/snapshot`. */
-export function discoveryRoutes(app: FastifyInstance, daemon: Daemon): void {
+export function discoveryRoutes(
+  app: FastifyInstance,
+  sessions: SessionBridge,
+  runtime: ModelRuntime,
+  workspaceCwd: string,
+): void {
   app.get('/health', async () => ({ status: 'ok' }));
 
   app.get('/capabilities', async () => {
-    const limits = daemon.bridge.limits;
+    const limits = sessions.limits;
     const features: string[] = [...FEATURES];
     if (limits.promptDeadlineMs !== null) features.push('prompt_absolute_deadline');
     return {
@@ -39,7 +45,7 @@ export function discoveryRoutes(app: FastifyInstance, daemon: Daemon): void {
       protocolVersions: { current: 'v1', supported: ['v1'] },
       mode: 'http-bridge',
       features,
-      workspaceCwd: daemon.config.workspace,
+      workspaceCwd,
       transports: ['rest'],
       policy: { permission: 'first-responder' },
       limits: {
@@ -47,11 +53,11 @@ export function discoveryRoutes(app: FastifyInstance, daemon: Daemon): void {
         maxSessionsPerWorkspace: limits.maxSessionsPerWorkspace,
         maxSessions: limits.maxSessions,
         promptDeadlineMs: limits.promptDeadlineMs,
-        model: { ...daemon.runtime.limits },
+        model: { ...runtime.limits },
       },
-      runtime: { provider: daemon.runtime.provider.name, model: daemon.runtime.provider.defaultModel },
+      runtime: { provider: runtime.provider.name, model: runtime.provider.defaultModel },
     };
   });
 
-  app.get('/runtime/snapshot', async () => daemon.runtime.schedulerSnapshot());
+  app.get('/runtime/snapshot', async () => runtime.schedulerSnapshot());
 }

@@ -1,40 +1,17 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import type { Daemon } from '../../daemon.js';
-import {
-  InvalidLastEventIdError,
-  InvalidMaxQueuedError,
-  MAX_MAX_QUEUED,
-  MIN_MAX_QUEUED,
-} from '../../events/index.js';
+import { parseLastEventId, parseMaxQueued } from '../../events/index.js';
+import type { SessionBridge } from '../../sessions/index.js';
 import { streamSubscription } from '../sse-stream.js';
-import { replayableBusOf, clientIdOf, type SessionParams } from '../request-helpers.js';
-
-/** `Last-Event-ID` as a number (absent or blank → `undefined`); else `invalid_last_event_id`. */
-export function parseLastEventId(raw: string | string[] | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const text = Array.isArray(raw) ? raw.join(',') : raw.trim();
-  if (text === '') return undefined;
-  const value = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(value)) throw new InvalidLastEventIdError(text);
-  return value;
-}
-
-/** `?maxQueued=` as a number (absent → `undefined`); range checked by the bus. */
-export function parseMaxQueued(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(value)) throw new InvalidMaxQueuedError(raw, MIN_MAX_QUEUED, MAX_MAX_QUEUED);
-  return value;
-}
+import { clientIdOf, type SessionParams } from '../request-helpers.js';
 
 /** `GET /session/:id/events`: the session's SSE stream with replay (PROTOCOL §6). */
-export function eventRoutes(app: FastifyInstance, daemon: Daemon, heartbeatMs: number): void {
+export function eventRoutes(app: FastifyInstance, sessions: SessionBridge, heartbeatMs: number): void {
   app.get<{ Params: SessionParams; Querystring: { maxQueued?: string } }>(
     '/session/:id/events',
     async (request, reply) => {
       clientIdOf(request);
-      const bus = replayableBusOf(daemon, request.params.id);
+      const bus = sessions.replayableStream(request.params.id);
       const lastEventId = parseLastEventId(request.headers['last-event-id']);
       const epochHeader = request.headers['x-qwen-event-epoch'];
       const epoch = typeof epochHeader === 'string' && epochHeader.length > 0 ? epochHeader : undefined;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Daemon } from '../../daemon.js';
+import type { PermissionBroker } from '../../permissions/index.js';
+import type { SessionBridge } from '../../sessions/index.js';
 import { clientIdOf, objectBody, type SessionParams } from '../request-helpers.js';
 
 interface VoteParams {
@@ -11,13 +12,17 @@ interface VoteParams {
  * and the session-less `POST /permission/:requestId`. Body `{outcome:{outcome:"selected",optionId}}`
  * or `{outcome:{outcome:"cancelled"}}` → `200 {}`.
  */
-export function permissionRoutes(app: FastifyInstance, daemon: Daemon): void {
+export function permissionRoutes(
+  app: FastifyInstance,
+  sessions: SessionBridge,
+  permissions: PermissionBroker,
+): void {
   app.post<{ Params: SessionParams & VoteParams }>('/session/:id/permission/:requestId', async (request) => {
     const body = objectBody(request);
     const { id, requestId } = request.params;
     const clientId = clientIdOf(request);
-    daemon.bridge.status(id);
-    daemon.permissions.vote(requestId, body['outcome'], {
+    sessions.status(id);
+    permissions.vote(requestId, body['outcome'], {
       sessionId: id,
       ...(clientId === undefined ? {} : { clientId }),
     });
@@ -27,11 +32,7 @@ export function permissionRoutes(app: FastifyInstance, daemon: Daemon): void {
   app.post<{ Params: VoteParams }>('/permission/:requestId', async (request) => {
     const body = objectBody(request);
     const clientId = clientIdOf(request);
-    daemon.permissions.vote(
-      request.params.requestId,
-      body['outcome'],
-      clientId === undefined ? {} : { clientId },
-    );
+    permissions.vote(request.params.requestId, body['outcome'], clientId === undefined ? {} : { clientId });
     return {};
   });
 }

@@ -1,18 +1,14 @@
+import { MAX_TIMER_MS } from '@sluice/runtime';
 import type { FastifyInstance } from 'fastify';
-import type { Daemon } from '../../daemon.js';
-import { InvalidDeadlineError, InvalidPromptError, PromptQueueFullError } from '../../sessions/errors.js';
-import { JSON_CONTENT_TYPE, preparedError } from '../prepared-error.js';
-import type { ContentBlock } from '../../sessions/agent.js';
 import {
-  assertAdmitting,
-  busOf,
-  clientIdOf,
-  objectBody,
-  registeredClientIdOf,
-  type SessionParams,
-} from '../request-helpers.js';
-
-const MAX_DEADLINE_MS = 2 ** 31 - 1;
+  InvalidDeadlineError,
+  InvalidPromptError,
+  PromptQueueFullError,
+  type ContentBlock,
+  type SessionBridge,
+} from '../../sessions/index.js';
+import { JSON_CONTENT_TYPE, preparedError } from '../prepared-error.js';
+import { clientIdOf, objectBody, registeredClientIdOf, type SessionParams } from '../request-helpers.js';
 
 /** String fields of the ACP content blocks (schema of `@agentclientprotocol/sdk` 2.4). */
 const REQUIRED_STRINGS: Partial<Record<string, readonly string[]>> = {
@@ -49,32 +45,24 @@ function validateDeadline(deadlineMs: unknown): number | undefined {
     typeof deadlineMs !== 'number' ||
     !Number.isInteger(deadlineMs) ||
     deadlineMs < 1 ||
-    deadlineMs > MAX_DEADLINE_MS
+    deadlineMs > MAX_TIMER_MS
   )
-    throw new InvalidDeadlineError(deadlineMs, MAX_DEADLINE_MS);
+    throw new InvalidDeadlineError(deadlineMs, MAX_TIMER_MS);
   return deadlineMs;
 }
 
 /** Prompt admission and the pending-prompt routes of PROTOCOL §5. */
-export function promptRoutes(app: FastifyInstance, daemon: Daemon): void {
-  const { bridge } = daemon;
-
+export function promptRoutes(app: FastifyInstance, sessions: SessionBridge): void {
   // Synchronous on purpose: under overload this route answers 503 at the rate of a bare server,
   // so the refusal skips the promise wrapper, fastify's error path and a throw, and sends the
   // bytes prepared for the (reused) refusal instead of serializing them again (SPEC BP-8).
   app.post<{ Params: SessionParams }>('/session/:id/prompt', (request, reply) => {
-    // validate body → client id → session lookup → read lastEventId/epoch → admission (BP-6)
     const body = objectBody(request);
     const prompt = validatePrompt(body['prompt']);
     const deadlineMs = validateDeadline(body['deadlineMs']);
     const clientId = clientIdOf(request);
-    const { id } = request.params;
-    const bus = busOf(daemon, id);
-    assertAdmitting(daemon);
-    const lastEventId = bus.lastEventId;
-    const eventEpoch = bus.epoch;
     // Absent fields are undefined, which the bridge reads as absent.
-    const admission = bridge.trySendPrompt(id, prompt, { clientId, deadlineMs });
+    const admission = sessions.trySendPrompt(request.params.id, prompt, { clientId, deadlineMs });
     if (admission instanceof PromptQueueFullError) {
       const refusal = preparedError(admission);
       return reply
@@ -83,27 +71,28 @@ export function promptRoutes(app: FastifyInstance, daemon: Daemon): void {
         .type(JSON_CONTENT_TYPE)
         .send(refusal.body);
     }
-    return reply.code(202).send({ promptId: admission.promptId, lastEventId, eventEpoch });
+    const { promptId, lastEventId, eventEpoch } = admission;
+    return reply.code(202).send({ promptId, lastEventId, eventEpoch });
   });
 
   app.get<{ Params: SessionParams }>('/session/:id/pending-prompts', async (request) => {
     clientIdOf(request);
-    return { pendingPrompts: bridge.pendingPrompts(request.params.id) };
+    return { pendingPrompts: sessions.pendingPrompts(request.params.id) };
   });
 
   app.delete<{ Params: SessionParams & { promptId: string } }>(
     '/session/:id/pending-prompts/:promptId',
     async (request) => {
       const { id, promptId } = request.params;
-      registeredClientIdOf(daemon, request, id);
-      return { removed: bridge.removePendingPrompt(id, promptId) };
+      registeredClientIdOf(sessions, request, id);
+      return { removed: sessions.removePendingPrompt(id, promptId) };
     },
   );
 
   app.post<{ Params: SessionParams }>('/session/:id/cancel', async (request, reply) => {
     const { id } = request.params;
-    registeredClientIdOf(daemon, request, id);
-    bridge.cancel(id);
+    registeredClientIdOf(sessions, request, id);
+    sessions.cancel(id);
     return reply.code(204).send();
   });
 }

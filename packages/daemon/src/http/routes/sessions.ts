@@ -1,19 +1,17 @@
 import { isAbsolute } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { Daemon } from '../../daemon.js';
-import { withOpenPermissions } from '../../permissions/index.js';
+import { withOpenPermissions, type PermissionBroker } from '../../permissions/index.js';
 import {
   InvalidCwdError,
   InvalidSessionCursorError,
   InvalidSessionScopeError,
-} from '../../sessions/errors.js';
-import { MAX_SESSION_LIST_SIZE } from '../../sessions/session-listing.js';
-import type { SessionScope } from '../../sessions/session-store.js';
-import { HttpError } from '../http-error.js';
+} from '../../sessions/index.js';
+import { MAX_SESSION_LIST_SIZE } from '../../sessions/index.js';
+import type { SessionBridge, SessionScope } from '../../sessions/index.js';
+import { HttpError } from '../../wire/index.js';
 import { withWireTimes } from '../wire-time.js';
 import {
   assertAdmitting,
-  busOf,
   clientIdOf,
   objectBody,
   registeredClientIdOf,
@@ -28,9 +26,11 @@ function optionalString(body: Record<string, unknown>, key: string, code: string
 }
 
 /** Session lifecycle routes of PROTOCOL §4 and branching of §7. */
-export function sessionRoutes(app: FastifyInstance, daemon: Daemon): void {
-  const { bridge } = daemon;
-
+export function sessionRoutes(
+  app: FastifyInstance,
+  sessions: SessionBridge,
+  permissions: PermissionBroker,
+): void {
   app.post('/session', async (request) => {
     const body = objectBody(request);
     const scope = body['sessionScope'];
@@ -40,9 +40,9 @@ export function sessionRoutes(app: FastifyInstance, daemon: Daemon): void {
     if (cwd !== undefined && (typeof cwd !== 'string' || !isAbsolute(cwd))) throw new InvalidCwdError(cwd);
     const sessionId = optionalString(body, 'sessionId', 'invalid_session_id');
     const clientId = clientIdOf(request);
-    assertAdmitting(daemon);
+    assertAdmitting(sessions);
     return withWireTimes(
-      await bridge.openSession({
+      await sessions.openSession({
         ...(cwd === undefined ? {} : { cwd }),
         ...(scope === undefined ? {} : { scope: scope as SessionScope }),
         ...(sessionId === undefined ? {} : { sessionId: sessionId.toLowerCase() }),
@@ -55,22 +55,22 @@ export function sessionRoutes(app: FastifyInstance, daemon: Daemon): void {
     app.post<{ Params: SessionParams }>(`/session/:id/${mode}`, async (request) => {
       const body = objectBody(request);
       const clientId = clientIdOf(request);
-      assertAdmitting(daemon);
+      assertAdmitting(sessions);
       // `cwd` (the official client sends its workspace) must name the session's workspace.
       const cwd = body['cwd'];
-      const handle = await bridge.restoreSession(request.params.id, {
+      const handle = await sessions.restoreSession(request.params.id, {
         mode,
         ...(clientId === undefined || mode === 'resume' ? {} : { clientId }),
         ...(cwd === undefined ? {} : { cwd }),
       });
-      const bus = busOf(daemon, handle.sessionId);
+      const bus = sessions.eventStream(handle.sessionId);
       return { ...withWireTimes(handle), lastEventId: bus.lastEventId, eventEpoch: bus.epoch };
     });
   }
 
   app.get<{ Params: SessionParams }>('/session/:id/status', async (request) => {
     clientIdOf(request);
-    return withWireTimes(withOpenPermissions(bridge.status(request.params.id), daemon.permissions));
+    return withWireTimes(withOpenPermissions(sessions.status(request.params.id), permissions));
   });
 
   // Stored sessions too (PROTOCOL §4, as the reference daemon lists them), newest first.
@@ -80,21 +80,24 @@ export function sessionRoutes(app: FastifyInstance, daemon: Daemon): void {
       const size = parseSize(request.query.size);
       const cursor = request.query.cursor;
       if (cursor !== undefined && typeof cursor !== 'string') throw new InvalidSessionCursorError(cursor);
-      const page = await bridge.listWorkspaceSessions(request.params.cwd, {
+      const page = await sessions.listWorkspaceSessions(request.params.cwd, {
         ...(size === undefined ? {} : { size }),
         ...(cursor === undefined || cursor === '' ? {} : { cursor }),
       });
-      const sessions = page.sessions.map((summary) =>
-        withWireTimes(withOpenPermissions(summary, daemon.permissions)),
-      );
-      return page.nextCursor === undefined ? { sessions } : { sessions, nextCursor: page.nextCursor };
+      const listed = page.sessions.map((summary) => withWireTimes(withOpenPermissions(summary, permissions)));
+      return page.nextCursor === undefined
+        ? { sessions: listed }
+        : { sessions: listed, nextCursor: page.nextCursor };
     },
   );
 
   app.delete<{ Params: SessionParams }>('/session/:id', async (request, reply) => {
     const { id } = request.params;
     const clientId = clientIdOf(request);
-    void bridge.closeSession(id, { reason: 'client_close', ...(clientId === undefined ? {} : { clientId }) });
+    void sessions.closeSession(id, {
+      reason: 'client_close',
+      ...(clientId === undefined ? {} : { clientId }),
+    });
     return reply.code(204).send();
   });
 
@@ -104,24 +107,24 @@ export function sessionRoutes(app: FastifyInstance, daemon: Daemon): void {
       throw new HttpError(400, 'invalid_client_id', 'X-Qwen-Client-Id header is required to detach', {
         sessionId: request.params.id,
       });
-    bridge.detachClient(request.params.id, clientId);
+    sessions.detachClient(request.params.id, clientId);
     return reply.code(204).send();
   });
 
   app.post<{ Params: SessionParams }>('/session/:id/heartbeat', async (request) => {
-    return bridge.heartbeat(request.params.id, clientIdOf(request));
+    return sessions.heartbeat(request.params.id, clientIdOf(request));
   });
 
   app.post<{ Params: SessionParams }>('/session/:id/branch', async (request, reply) => {
     const body = objectBody(request);
     const { id } = request.params;
-    registeredClientIdOf(daemon, request, id);
-    assertAdmitting(daemon);
+    registeredClientIdOf(sessions, request, id);
+    assertAdmitting(sessions);
     const name = body['name'];
-    const branched = await bridge.branchSession(id, {
+    const branched = await sessions.branchSession(id, {
       ...(name === undefined || name === null ? {} : { name: name as string }),
     });
-    const bus = daemon.buses.busFor(branched.sessionId);
+    const bus = sessions.streams.busFor(branched.sessionId);
     return reply.code(201).send({
       sessionId: branched.sessionId,
       workspaceCwd: branched.workspaceCwd,

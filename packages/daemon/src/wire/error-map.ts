@@ -1,4 +1,4 @@
-import { EventBusError } from '../events/errors.js';
+import { EventBusError, type EventBusErrorCode } from '../events/index.js';
 import {
   type InvalidClientIdError,
   type PromptQueueFullError,
@@ -6,9 +6,8 @@ import {
   type SessionLimitExceededError,
   type SessionNotFoundError,
   type SessionErrorCode,
-} from '../sessions/errors.js';
-import type { EventBusErrorCode } from '../events/errors.js';
-import { PermissionError, type PermissionErrorCode } from '../permissions/errors.js';
+} from '../sessions/index.js';
+import { PermissionError, type PermissionErrorCode } from '../permissions/index.js';
 import { HttpError } from './http-error.js';
 
 /** What an error becomes on the wire. */
@@ -23,7 +22,10 @@ type Body = (error: Error & { code: string }) => Record<string, unknown>;
 const RETRY_AFTER = { 'Retry-After': '5' };
 const plain: Body = (error) => ({ error: error.message, code: error.code });
 
-/** The one table from stable error codes to HTTP status, headers and body (PROTOCOL §1, §4–§6). */
+/**
+ * The one table from stable error codes to HTTP status, headers and body (PROTOCOL §1, §4–§6);
+ * ACP derives its JSON-RPC errors from it (acp/rpc-errors.ts).
+ */
 const TABLE: Record<
   SessionErrorCode | EventBusErrorCode | PermissionErrorCode,
   { status: number; headers?: Record<string, string>; body?: Body }
@@ -97,6 +99,7 @@ const TABLE: Record<
   invalid_branch_name: { status: 400 },
   invalid_turn_result: { status: 500 },
   bridge_shutting_down: { status: 503, headers: RETRY_AFTER },
+  daemon_shutting_down: { status: 503, headers: RETRY_AFTER },
   invalid_max_queued: { status: 400 },
   invalid_last_event_id: { status: 400 },
   subscriber_limit_exceeded: { status: 429, headers: RETRY_AFTER },

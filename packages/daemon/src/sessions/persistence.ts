@@ -1,0 +1,58 @@
+import { SESSION_EVENT, type SessionEvent } from './session-events.js';
+import type { SessionRecord, SessionStore } from './session-store.js';
+
+/** What persistence needs of a live session. */
+export interface SavableSession {
+  readonly sessionId: string;
+  readonly state: string;
+  toRecord(): SessionRecord;
+  publish(event: SessionEvent): void;
+}
+
+/**
+ * The sessions' link to their {@link SessionStore}: saves of one session reach the store one
+ * at a time and in order, a failed save is reported (`session_recording_degraded`) and never
+ * fails a prompt, and concurrent restores of one id share one read.
+ */
+export class SessionPersistence {
+  private readonly saving = new WeakMap<SavableSession, Promise<void>>();
+  private readonly loading = new Map<string, Promise<SessionRecord | undefined>>();
+
+  constructor(
+    readonly store: SessionStore | undefined,
+    private readonly onError: (error: unknown, context: string) => void,
+  ) {}
+
+  /** Queues a save of the session's current state behind its earlier saves; `undefined` without a store. */
+  save(session: SavableSession): Promise<void> | undefined {
+    const store = this.store;
+    if (store === undefined) return undefined;
+    const record = session.toRecord();
+    const saved = (this.saving.get(session) ?? Promise.resolve())
+      .then(() => store.save(record))
+      .then(undefined, (error: unknown) => {
+        this.onError(error, `store.save ${session.sessionId}`);
+        if (session.state === 'open')
+          session.publish({
+            type: SESSION_EVENT.sessionRecordingDegraded,
+            data: { sessionId: session.sessionId, reason: 'write_failed' },
+          });
+      });
+    this.saving.set(session, saved);
+    return saved;
+  }
+
+  /** The stored record of a session; concurrent reads of one id share one store read. */
+  load(sessionId: string): Promise<SessionRecord | undefined> {
+    let loading = this.loading.get(sessionId);
+    if (loading === undefined) {
+      loading = this.store === undefined ? Promise.resolve(undefined) : this.store.load(sessionId);
+      this.loading.set(sessionId, loading);
+      const forget = (): void => {
+        this.loading.delete(sessionId);
+      };
+      loading.then(forget, forget);
+    }
+    return loading;
+  }
+}

@@ -1,0 +1,110 @@
+import { EventBus } from '../events/index.js';
+import { SESSION_EVENT, type SessionEvent, type SessionEventSink } from './session-events.js';
+
+/** Where a session's event stream stands: the id of its last event, and the stream's epoch. */
+export interface StreamPosition {
+  lastEventId: number;
+  eventEpoch: string;
+}
+
+/** How long, and for how many sessions, a closed session's events stay replayable. */
+export interface ClosedBusRetention {
+  ms: number;
+  maxSessions: number;
+  now: () => number;
+}
+
+/** One minute, 64 sessions: enough to reconnect after a close, bounded in memory. */
+export const DEFAULT_CLOSED_BUS_RETENTION: ClosedBusRetention = {
+  ms: 60_000,
+  maxSessions: 64,
+  now: Date.now,
+};
+
+/**
+ * One event bus per session, fed by the bridge through the {@link SessionEventSink} it
+ * sees. A bus is made on first use and closed right after its session's `session_closed`.
+ */
+export class SessionBuses implements SessionEventSink {
+  private readonly buses = new Map<string, EventBus>();
+  /** Buses of recently closed sessions, oldest first: their replay outlives the session briefly. */
+  private readonly closed = new Map<string, { bus: EventBus; closedAt: number }>();
+
+  constructor(
+    private readonly ringSize: number,
+    private readonly onSessionClosed: (sessionId: string) => void = () => {},
+    private readonly retention: ClosedBusRetention = DEFAULT_CLOSED_BUS_RETENTION,
+  ) {}
+
+  /** Where the session's stream stands now: what a client passes back as `Last-Event-ID`. */
+  position(sessionId: string): StreamPosition {
+    const bus = this.busFor(sessionId);
+    return { lastEventId: bus.lastEventId, eventEpoch: bus.epoch };
+  }
+
+  /** The session's bus; the caller has checked that the session is live. */
+  busFor(sessionId: string): EventBus {
+    let bus = this.buses.get(sessionId);
+    if (bus === undefined) {
+      bus = new EventBus({ ringSize: this.ringSize });
+      this.buses.set(sessionId, bus);
+      this.closed.delete(sessionId); // a session restored under the same id starts a new epoch
+    }
+    return bus;
+  }
+
+  /**
+   * The closed bus of a session that ended within the retention window, if any. A client that
+   * reconnects right after a close (its `Last-Event-ID` in hand) still gets the terminal events
+   * of its prompts and `session_closed` by replay, then the stream ends — nothing is lost.
+   */
+  closedBus(sessionId: string): EventBus | undefined {
+    this.expireClosed();
+    return this.closed.get(sessionId)?.bus;
+  }
+
+  get size(): number {
+    return this.buses.size;
+  }
+
+  /** Whether the session has a bus now (made on first use, dropped after `session_closed`). */
+  has(sessionId: string): boolean {
+    return this.buses.has(sessionId);
+  }
+
+  publish(sessionId: string, event: SessionEvent): void {
+    const bus = this.busFor(sessionId);
+    bus.publish(event);
+    if (event.type === SESSION_EVENT.sessionClosed) {
+      bus.close(typeof event.data['reason'] === 'string' ? event.data['reason'] : 'closed');
+      this.buses.delete(sessionId);
+      this.retainClosed(sessionId, bus);
+      this.onSessionClosed(sessionId);
+    }
+  }
+
+  closeAll(reason: string): void {
+    for (const bus of this.buses.values()) bus.close(reason);
+    this.buses.clear();
+    this.closed.clear();
+  }
+
+  private retainClosed(sessionId: string, bus: EventBus): void {
+    if (this.retention.maxSessions === 0 || this.retention.ms === 0) return;
+    this.closed.set(sessionId, { bus, closedAt: this.retention.now() });
+    while (this.closed.size > this.retention.maxSessions) {
+      const oldest = this.closed.keys().next();
+      if (oldest.done) break;
+      this.closed.delete(oldest.value);
+    }
+  }
+
+  /** Drops buses past the retention window; insertion order is closing order, so it stops early. */
+  private expireClosed(): void {
+    const cutoff = this.retention.now() - this.retention.ms;
+    for (const [sessionId, { closedAt }] of this.closed) {
+      if (closedAt > cutoff) break;
+      this.closed.delete(sessionId);
+    }
+  }
+}

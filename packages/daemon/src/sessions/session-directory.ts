@@ -1,0 +1,258 @@
+import { assertClientIdFormat } from './clients.js';
+import { isConversationMessage } from './conversation.js';
+import {
+  BridgeShuttingDownError,
+  InvalidSessionIdError,
+  InvalidSessionScopeError,
+  SessionClosingError,
+  SessionIdConflictError,
+  SessionNotFoundError,
+  SessionWorkspaceConflictError,
+  WorkspaceMismatchError,
+} from './errors.js';
+import type { SessionCapacity } from './capacity.js';
+import type { SessionPersistence } from './persistence.js';
+import { Session, type SessionHandle, type SessionParams, type SessionServices } from './session.js';
+import type { SessionRecord, SessionScope } from './session-store.js';
+import type { ResolvedCwd, WorkspaceRoots } from './workspaces.js';
+
+/** `POST /session` in bridge terms. */
+export interface CreateSessionRequest {
+  /** Absolute working directory; defaults to the first served workspace. */
+  cwd?: string;
+  /** Default `single`. */
+  scope?: SessionScope;
+  /**
+   * A caller-chosen UUID: creates a thread session with that id (or attaches to it when live).
+   * Use `openSession` for it: `createSession` does not read the store, so a stored session of
+   * that id would be replaced.
+   */
+  sessionId?: string;
+  /** The caller's `X-Qwen-Client-Id`; a fresh id is minted when absent. */
+  clientId?: string;
+}
+
+/** Options of `restoreSession`. */
+export interface RestoreSessionOptions {
+  /** `load` also replays the stored conversation as `session_update` events; default `resume`. */
+  mode?: 'load' | 'resume';
+  clientId?: string;
+  /**
+   * The workspace the caller expects the session in (the body's `cwd`): absolute and inside a
+   * served workspace (`InvalidCwdError`, `WorkspaceMismatchError`). A session live in another
+   * workspace is a `SessionWorkspaceConflictError`; one stored in another is not found there.
+   * Absent = wherever the session lives.
+   */
+  cwd?: unknown;
+}
+
+/** Options of `closeSession`. */
+export interface CloseSessionOptions {
+  /** Carried by `session_closed`; default `client_close`. */
+  reason?: string;
+  clientId?: string;
+}
+
+/** What a directory is built from. */
+export interface DirectoryParts {
+  services: Omit<SessionServices, 'save' | 'closed'>;
+  capacity: SessionCapacity;
+  persistence: SessionPersistence;
+  workspaces: WorkspaceRoots;
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The live sessions by id, and each workspace's default (`single`) session: opens them (new,
+ * or restored from the store), attaches clients, closes them and forgets them once closed.
+ */
+export class SessionDirectory {
+  private readonly sessions = new Map<string, Session>();
+  private readonly defaults = new Map<string, string>();
+  private readonly services: SessionServices;
+  private readonly capacity: SessionCapacity;
+  private readonly persistence: SessionPersistence;
+  private readonly workspaces: WorkspaceRoots;
+  private accepting = true;
+
+  constructor(parts: DirectoryParts) {
+    this.capacity = parts.capacity;
+    this.persistence = parts.persistence;
+    this.workspaces = parts.workspaces;
+    this.services = {
+      ...parts.services,
+      save: (session) => this.persistence.save(session),
+      closed: (session) => this.forget(session),
+    };
+  }
+
+  /** Live sessions, closing ones included. */
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** The live sessions, closing ones included, oldest first. */
+  values(): IterableIterator<Session> {
+    return this.sessions.values();
+  }
+
+  /** The live session, or `SessionNotFoundError`. */
+  require(sessionId: string): Session {
+    const session = this.sessions.get(sessionId);
+    if (session === undefined) throw new SessionNotFoundError(sessionId);
+    return session;
+  }
+
+  /** The live, open session, or `SessionNotFoundError` / `SessionClosingError`. */
+  requireOpen(sessionId: string): Session {
+    const session = this.require(sessionId);
+    if (session.state !== 'open') throw new SessionClosingError(sessionId);
+    return session;
+  }
+
+  /** The cwd and served workspace of a request (`InvalidCwdError`, `WorkspaceMismatchError`). */
+  resolveWorkspace(cwd: unknown): ResolvedCwd {
+    return this.workspaces.resolve(cwd);
+  }
+
+  /** Opens a session, or attaches to the workspace's default one (`single` scope). */
+  create(request: CreateSessionRequest): SessionHandle {
+    const { scope, cwd, workspaceCwd } = this.checkCreate(request);
+    if (request.sessionId !== undefined) {
+      const existing = this.sessions.get(request.sessionId);
+      if (existing !== undefined) {
+        if (existing.state !== 'open') throw new SessionClosingError(existing.sessionId);
+        if (existing.workspaceCwd !== workspaceCwd)
+          throw new WorkspaceMismatchError(cwd, [existing.workspaceCwd]);
+        return existing.attach(request.clientId, true);
+      }
+    } else if (scope === 'single') {
+      const defaultId = this.defaults.get(workspaceCwd);
+      const existing = defaultId === undefined ? undefined : this.sessions.get(defaultId);
+      if (existing?.state === 'open') return existing.attach(request.clientId, true);
+    }
+    const now = this.services.wallNow();
+    const session = this.openLive({
+      sessionId: request.sessionId ?? this.services.newId(),
+      workspaceCwd,
+      cwd,
+      scope: request.sessionId === undefined ? scope : 'thread',
+      createdAt: now,
+      updatedAt: now,
+      conversation: [],
+    });
+    void this.persistence.save(session);
+    if (session.scope === 'single') this.defaults.set(workspaceCwd, session.sessionId);
+    return session.attach(request.clientId, false);
+  }
+
+  /** `create` for a chosen id that may be stored: refused with `SessionIdConflictError` then. */
+  async openOrRefuseStored(request: CreateSessionRequest): Promise<SessionHandle> {
+    const sessionId = request.sessionId;
+    if (sessionId === undefined || this.persistence.store === undefined || this.sessions.has(sessionId))
+      return this.create(request);
+    this.checkCreate(request);
+    const record = await this.persistence.load(sessionId);
+    // Live by now (a restore or a create of this id won the race): attach as create does.
+    if (record !== undefined && !this.sessions.has(sessionId))
+      throw new SessionIdConflictError(sessionId, record.workspaceCwd);
+    return this.create(request);
+  }
+
+  /** Attaches to a live session, else loads it from the store (`SessionNotFoundError` when neither has it). */
+  async restore(sessionId: string, options: RestoreSessionOptions): Promise<SessionHandle> {
+    if (options.clientId !== undefined) assertClientIdFormat(options.clientId);
+    const expected =
+      options.cwd === undefined ? undefined : this.workspaces.resolve(options.cwd).workspaceCwd;
+    const live = this.sessions.get(sessionId);
+    if (live !== undefined) return this.attachRestored(live, expected, options.clientId);
+    if (!this.accepting) throw new BridgeShuttingDownError();
+    const record = await this.persistence.load(sessionId);
+    // A concurrent restore (or a create with this id) may have opened it meanwhile.
+    const opened = this.sessions.get(sessionId);
+    if (opened !== undefined) return this.attachRestored(opened, expected, options.clientId);
+    if (record === undefined) throw new SessionNotFoundError(sessionId);
+    if (expected !== undefined && record.workspaceCwd !== expected) throw new SessionNotFoundError(sessionId);
+    if (!this.accepting) throw new BridgeShuttingDownError();
+    const session = this.openRestored(record, options.mode ?? 'resume');
+    return session.attach(options.clientId, false);
+  }
+
+  /** Opens a live session (capacity checked), without saving it. */
+  openLive(params: SessionParams): Session {
+    this.capacity.assertRoom(params.workspaceCwd);
+    const session = new Session(params, this.services);
+    this.sessions.set(session.sessionId, session);
+    this.capacity.count(session.workspaceCwd, 1);
+    return session;
+  }
+
+  /** Starts closing a session; closing a closing one returns the same promise. */
+  close(sessionId: string, options: CloseSessionOptions): Promise<void> {
+    const session = this.require(sessionId);
+    if (session.state === 'open')
+      this.beginClose(session, options.reason ?? 'client_close', options.clientId);
+    return session.closed;
+  }
+
+  /** Closes every session with `reason` and refuses new ones. */
+  async shutdown(reason: string): Promise<void> {
+    this.accepting = false;
+    const closing: Promise<void>[] = [];
+    for (const session of [...this.sessions.values()]) {
+      if (session.state === 'open') this.beginClose(session, reason, undefined);
+      closing.push(session.closed);
+    }
+    await Promise.all(closing);
+  }
+
+  /** Checks a create request before anything is read or opened; its scope and workspace. */
+  private checkCreate(request: CreateSessionRequest): ResolvedCwd & { scope: SessionScope } {
+    if (!this.accepting) throw new BridgeShuttingDownError();
+    const scope = request.scope ?? 'single';
+    if (scope !== 'single' && scope !== 'thread') throw new InvalidSessionScopeError(scope);
+    const { cwd, workspaceCwd } = this.workspaces.resolve(request.cwd);
+    if (request.clientId !== undefined) assertClientIdFormat(request.clientId);
+    const sessionId = request.sessionId;
+    if (sessionId !== undefined && (typeof sessionId !== 'string' || !UUID_PATTERN.test(sessionId)))
+      throw new InvalidSessionIdError(sessionId);
+    return { scope, cwd, workspaceCwd };
+  }
+
+  /** A restore found the session live: attach, unless it is closing or lives elsewhere. */
+  private attachRestored(
+    session: Session,
+    expectedWorkspace: string | undefined,
+    clientId: string | undefined,
+  ): SessionHandle {
+    if (session.state !== 'open') throw new SessionClosingError(session.sessionId);
+    if (expectedWorkspace !== undefined && session.workspaceCwd !== expectedWorkspace)
+      throw new SessionWorkspaceConflictError(session.sessionId, expectedWorkspace, session.workspaceCwd);
+    return session.attach(clientId, true);
+  }
+
+  /** Opens a stored session; `load` also replays its history as `session_update` events. */
+  private openRestored(record: SessionRecord, mode: 'load' | 'resume'): Session {
+    this.workspaces.assertServed(record.workspaceCwd);
+    const session = this.openLive({
+      ...record,
+      conversation: record.conversation.filter(isConversationMessage),
+    });
+    if (session.scope === 'single' && !this.defaults.has(session.workspaceCwd))
+      this.defaults.set(session.workspaceCwd, session.sessionId);
+    if (mode === 'load') session.replayHistory();
+    return session;
+  }
+
+  private beginClose(session: Session, reason: string, clientId: string | undefined): void {
+    if (this.defaults.get(session.workspaceCwd) === session.sessionId)
+      this.defaults.delete(session.workspaceCwd);
+    session.beginClose(reason, clientId);
+  }
+
+  private forget(session: Session): void {
+    this.sessions.delete(session.sessionId);
+    this.capacity.count(session.workspaceCwd, -1);
+  }
+}
