@@ -1,6 +1,9 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Top-level folders of the daemon; each is one concept whose `index.ts` is its public face. */
+const DAEMON_FOLDERS = 'acp|agents|cli|events|http|permissions|persistence|sessions|wire';
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**'] },
   js.configs.recommended,
@@ -34,6 +37,51 @@ export default tseslint.config(
         {
           selector: "CallExpression[callee.property.name='shift']",
           message: 'Queues must be O(1): use LinkedQueue instead of Array#shift.',
+        },
+      ],
+    },
+  },
+  {
+    // Small files with one idea each, short functions. A table of handlers may opt out of the
+    // function limit with an eslint-disable comment that says why.
+    files: ['packages/*/src/**/*.ts'],
+    rules: {
+      'max-lines': ['error', { max: 400 }],
+      'max-lines-per-function': ['error', { max: 80 }],
+    },
+  },
+  {
+    // One daemon folder reaches another only through that folder's index.ts (ARCHITECTURE.md).
+    files: ['packages/daemon/src/**/*.ts'],
+    ignores: ['packages/daemon/src/acp/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^(\\./|(\\.\\./)+)(${DAEMON_FOLDERS})/(?!index\\.js$)`,
+              message: 'Import another folder through its index.ts.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // …and ACP speaks to sessions, not to the HTTP layer: what both transports share is in wire/.
+    files: ['packages/daemon/src/acp/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^(\\./|(\\.\\./)+)(${DAEMON_FOLDERS})/(?!index\\.js$)`,
+              message: 'Import another folder through its index.ts.',
+            },
+            { regex: '^(\\.\\./)+http/', message: 'acp/ must not import http/: shared code lives in wire/.' },
+          ],
         },
       ],
     },

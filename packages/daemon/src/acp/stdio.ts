@@ -1,9 +1,10 @@
-import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
+import type { AnyMessage, JsonRpcId, Stream } from '@agentclientprotocol/sdk';
 import type { AcpDaemon } from './acp-daemon.js';
 import type { Subscription } from '../events/index.js';
 import { AcpLink } from './acp-link.js';
 import { eventToAcpMessage } from './event-translation.js';
 import { asJsonRpcMessage, idOf, rpcErrorResponse } from './json-rpc-message.js';
+import { positiveInteger } from '../validate.js';
 import { OutboundMerger } from './outbound-merger.js';
 import { RPC_CODE } from './rpc-errors.js';
 
@@ -35,43 +36,17 @@ export function serveAcpStream(
   stream: Stream,
   options: AcpStreamServerOptions,
 ): AcpStreamServer {
-  const maxOutstanding = options.maxOutstanding ?? DEFAULT_MAX_STDIO_OUTSTANDING;
-  if (!Number.isSafeInteger(maxOutstanding) || maxOutstanding < 1)
-    throw new RangeError(`maxOutstanding must be a positive integer, got ${String(maxOutstanding)}`);
+  const maxOutstanding = positiveInteger(
+    'maxOutstanding',
+    options.maxOutstanding ?? DEFAULT_MAX_STDIO_OUTSTANDING,
+  );
   const out = new OutboundMerger((frame) => eventToAcpMessage(frame, (id) => daemon.permissions.isOpen(id)));
-  const subscriptions = new Map<string, Subscription>();
+  const streams = new StdioSessionStreams(daemon, out, options.log);
   const link = new AcpLink({
     daemon,
     deliver: (message) => out.push(message),
-    onAttach: (sessionId, replay) => {
-      const current = subscriptions.get(sessionId);
-      if (current !== undefined && !current.ended) {
-        // Attached already: only `session/load` needs more, the history again (ACP: load replays
-        // the whole conversation). The replay covers what the old subscription had not written.
-        if (!replay) return;
-        current.close();
-      }
-      try {
-        const bus = daemon.bridge.streams.busFor(sessionId);
-        const after = replay ? 0 : bus.lastEventId;
-        let following = bus.subscribe(replay ? { lastEventId: 0 } : {});
-        subscriptions.set(sessionId, following);
-        // stdio has no reconnect: a reader the bus evicted (stdout slower than the events) picks
-        // up where it was, from the bus's replay — while the session is still attached.
-        out.addSubscription(following, {
-          after,
-          subscribe: (lastEventId) => {
-            if (subscriptions.get(sessionId) !== following) throw new Error('session detached');
-            following = bus.subscribe({ lastEventId });
-            subscriptions.set(sessionId, following);
-            return following;
-          },
-        });
-      } catch (error) {
-        options.log(error, `acp stdio subscribe ${sessionId}`);
-      }
-    },
-    onDetach: (sessionId) => subscriptions.delete(sessionId),
+    onAttach: (sessionId, replay) => streams.attach(sessionId, replay),
+    onDetach: (sessionId) => streams.detach(sessionId),
     log: options.log,
   });
 
@@ -97,35 +72,17 @@ export function serveAcpStream(
     try {
       for (let step = await reader.read(); !step.done; step = await reader.read()) {
         const message = asJsonRpcMessage(step.value);
-        if (message === undefined) {
-          out.push(
-            rpcErrorResponse(idOf(step.value), RPC_CODE.invalidRequest, 'Invalid Request') as AnyMessage,
-          );
-          continue;
-        }
-        if ('method' in message && 'id' in message && link.isPending(message.id)) {
-          out.push(
-            rpcErrorResponse(
-              message.id,
-              RPC_CODE.invalidRequest,
-              'A request with this id is still unanswered',
-              {
-                errorKind: 'acp_duplicate_request_id',
-              },
-            ) as AnyMessage,
-          );
-          continue;
-        }
-        if ('method' in message && 'id' in message && link.pendingRequests + out.queued >= maxOutstanding) {
-          out.push(
-            rpcErrorResponse(message.id, RPC_CODE.internalError, 'Too many requests in flight; retry later', {
-              errorKind: 'acp_too_many_requests',
-              limit: maxOutstanding,
-            }) as AnyMessage,
-          );
-          continue;
-        }
-        link.receive(message);
+        const refusal =
+          message === undefined
+            ? rpcErrorResponse(idOf(step.value), RPC_CODE.invalidRequest, 'Invalid Request')
+            : refusalOf(
+                message,
+                link.isPending.bind(link),
+                link.pendingRequests + out.queued,
+                maxOutstanding,
+              );
+        if (refusal !== undefined) out.push(refusal as AnyMessage);
+        else link.receive(message!);
       }
     } finally {
       reader.releaseLock();
@@ -138,4 +95,73 @@ export function serveAcpStream(
     .then(() => close())
     .then(() => writing);
   return { closed, close };
+}
+
+/** The answer to a request that is refused before it reaches the agent: a reused id, or too many in flight. */
+function refusalOf(
+  message: AnyMessage,
+  isPending: (id: JsonRpcId) => boolean,
+  outstanding: number,
+  maxOutstanding: number,
+): unknown {
+  if (!('method' in message && 'id' in message)) return undefined;
+  if (isPending(message.id))
+    return rpcErrorResponse(
+      message.id,
+      RPC_CODE.invalidRequest,
+      'A request with this id is still unanswered',
+      {
+        errorKind: 'acp_duplicate_request_id',
+      },
+    );
+  if (outstanding >= maxOutstanding)
+    return rpcErrorResponse(message.id, RPC_CODE.internalError, 'Too many requests in flight; retry later', {
+      errorKind: 'acp_too_many_requests',
+      limit: maxOutstanding,
+    });
+  return undefined;
+}
+
+/** The sessions attached on one stdio connection, each read from its event stream into the output. */
+class StdioSessionStreams {
+  private readonly subscriptions = new Map<string, Subscription>();
+
+  constructor(
+    private readonly daemon: AcpDaemon,
+    private readonly out: OutboundMerger,
+    private readonly log: (error: unknown, context: string) => void,
+  ) {}
+
+  attach(sessionId: string, replay: boolean): void {
+    const current = this.subscriptions.get(sessionId);
+    if (current !== undefined && !current.ended) {
+      // Attached already: only `session/load` needs more, the history again (ACP: load replays
+      // the whole conversation). The replay covers what the old subscription had not written.
+      if (!replay) return;
+      current.close();
+    }
+    try {
+      const bus = this.daemon.bridge.streams.busFor(sessionId);
+      const after = replay ? 0 : bus.lastEventId;
+      let following = bus.subscribe(replay ? { lastEventId: 0 } : {});
+      this.subscriptions.set(sessionId, following);
+      // stdio has no reconnect: a reader the bus evicted (stdout slower than the events) picks
+      // up where it was, from the bus's replay — while the session is still attached.
+      this.out.addSubscription(following, {
+        after,
+        subscribe: (lastEventId) => {
+          if (this.subscriptions.get(sessionId) !== following) throw new Error('session detached');
+          following = bus.subscribe({ lastEventId });
+          this.subscriptions.set(sessionId, following);
+          return following;
+        },
+      });
+    } catch (error) {
+      this.log(error, `acp stdio subscribe ${sessionId}`);
+    }
+  }
+
+  detach(sessionId: string): void {
+    this.subscriptions.delete(sessionId);
+  }
 }

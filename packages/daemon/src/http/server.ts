@@ -9,7 +9,7 @@ import { discoveryRoutes } from './routes/discovery.js';
 import { eventRoutes } from './routes/events.js';
 import { permissionRoutes } from './routes/permissions.js';
 import { promptRoutes } from './routes/prompts.js';
-import { sessionRoutes } from './routes/sessions.js';
+import { sessionClientRoutes, sessionListRoutes, sessionRoutes } from './routes/sessions.js';
 import { securityGate } from './security.js';
 
 /** Request bodies larger than this are refused with 413 (PROTOCOL §1). */
@@ -102,7 +102,9 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
 
   const { bridge: sessions, permissions } = daemon;
   discoveryRoutes(app, sessions, daemon.runtime, daemon.config.workspace);
-  sessionRoutes(app, sessions, permissions);
+  sessionRoutes(app, sessions);
+  sessionListRoutes(app, sessions, permissions);
+  sessionClientRoutes(app, sessions);
   promptRoutes(app, sessions);
   eventRoutes(app, sessions, heartbeatMs);
   permissionRoutes(app, sessions, permissions);

@@ -49,23 +49,15 @@ export interface AcpHttpHandlers {
   closeAll(): void;
 }
 
-/**
- * ACP over HTTP (PROTOCOL §8) on `/acp`: `POST` one JSON-RPC message (`initialize` → `200`
- * inline + `Acp-Connection-Id`; anything else → `202`, answered on a stream), `GET` the
- * connection or session SSE stream, `DELETE` the connection. The POST body arrives as raw
- * text: JSON-RPC answers a malformed body itself (-32700).
- */
-export function createAcpHttpHandlers(
-  app: FastifyInstance,
-  daemon: AcpDaemon,
-  heartbeatMs: number,
-  options: Partial<AcpHttpRegistryOptions> = {},
-): AcpHttpHandlers {
-  const registry = new AcpHttpRegistry(daemon, {
-    log: (error, context) => app.log.error({ err: error, context }, 'acp request failed'),
-    ...options,
-  });
-  const post = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+/** The `/acp` endpoint: its connections, and the three methods a client calls it with. */
+class AcpHttpEndpoint {
+  constructor(
+    private readonly daemon: AcpDaemon,
+    private readonly registry: AcpHttpRegistry,
+    private readonly heartbeatMs: number,
+  ) {}
+
+  async post(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     if (!isJson(request.headers['content-type']))
       throw new HttpError(415, 'unsupported_media_type', 'POST /acp takes Content-Type: application/json');
     let parsed: unknown;
@@ -86,9 +78,9 @@ export function createAcpHttpHandlers(
         .send(rpcError(id, RPC_CODE.invalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message'));
     }
     if ('method' in message && message.method === 'initialize' && 'id' in message)
-      return initialize(reply, message as AnyMessage & { id: JsonRpcId });
+      return this.initialize(reply, message as AnyMessage & { id: JsonRpcId });
 
-    const connection = connectionOf(registry, request);
+    const connection = connectionOf(this.registry, request);
     const sessionHeader = header(request, ACP_SESSION_HEADER);
     const paramsSession =
       'method' in message ? (message.params as { sessionId?: unknown } | undefined)?.sessionId : undefined;
@@ -111,19 +103,19 @@ export function createAcpHttpHandlers(
     connection.touch();
     connection.link.receive(message);
     return reply.code(202).send();
-  };
+  }
 
   /** `initialize` mints a connection; refusals are JSON-RPC errors mapped like any other. */
-  const initialize = async (reply: FastifyReply, message: AnyMessage & { id: JsonRpcId }) => {
-    const connection = daemon.bridge.draining ? undefined : registry.create();
+  private async initialize(reply: FastifyReply, message: AnyMessage & { id: JsonRpcId }): Promise<unknown> {
+    const connection = this.daemon.bridge.draining ? undefined : this.registry.create();
     if (connection === undefined) {
-      const refusal = daemon.bridge.draining
+      const refusal = this.daemon.bridge.draining
         ? new DaemonDrainingError()
         : new HttpError(
             503,
             'acp_connection_limit_exceeded',
             'Too many ACP connections; retry later',
-            { limit: registry.maxConnections },
+            { limit: this.registry.maxConnections },
             { 'Retry-After': '5' },
           );
       const { code, message: text, data } = toRequestError(refusal);
@@ -135,20 +127,20 @@ export function createAcpHttpHandlers(
     }
     const response = await connection.link.call(message);
     if ('error' in response) {
-      registry.close(connection.id);
+      this.registry.close(connection.id);
       return reply.code(400).send(response);
     }
     return reply.code(200).header('Acp-Connection-Id', connection.id).send(response);
-  };
+  }
 
-  const get = async (
+  async get(
     request: FastifyRequest<{ Querystring: { maxQueued?: string } }>,
     reply: FastifyReply,
-  ): Promise<unknown> => {
+  ): Promise<unknown> {
     const accept = request.headers.accept ?? '';
     if (!accept.toLowerCase().includes('text/event-stream'))
       throw new HttpError(406, 'not_acceptable', 'GET /acp streams events: send Accept: text/event-stream');
-    const connection = connectionOf(registry, request);
+    const connection = connectionOf(this.registry, request);
     const sessionId = header(request, ACP_SESSION_HEADER);
     const headers = reply.getHeaders() as OutgoingHttpHeaders;
     if (sessionId === undefined) {
@@ -157,7 +149,7 @@ export function createAcpHttpHandlers(
         throw new HttpError(409, 'acp_stream_active', 'The connection stream already has a reader');
       reply.hijack();
       writeAcpSse(request.raw, reply.raw, merger, {
-        heartbeatMs,
+        heartbeatMs: this.heartbeatMs,
         headers,
         onEnd: () => connection.releaseConnectionStream(),
         keepOpen: true,
@@ -184,17 +176,40 @@ export function createAcpHttpHandlers(
       );
     reply.hijack();
     writeAcpSse(request.raw, reply.raw, opened.merger, {
-      heartbeatMs,
+      heartbeatMs: this.heartbeatMs,
       headers: opened.epoch === undefined ? headers : { ...headers, 'X-Qwen-Event-Epoch': opened.epoch },
       onEnd: () => connection.releaseSessionStream(sessionId, opened.merger),
     });
-  };
+  }
 
-  const remove = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-    const connection = connectionOf(registry, request);
-    registry.close(connection.id);
+  async remove(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const connection = connectionOf(this.registry, request);
+    this.registry.close(connection.id);
     return reply.code(202).send();
-  };
+  }
+}
 
-  return { post, get, delete: remove, closeAll: () => registry.closeAll() };
+/**
+ * ACP over HTTP (PROTOCOL §8) on `/acp`: `POST` one JSON-RPC message (`initialize` → `200`
+ * inline + `Acp-Connection-Id`; anything else → `202`, answered on a stream), `GET` the
+ * connection or session SSE stream, `DELETE` the connection. The POST body arrives as raw
+ * text: JSON-RPC answers a malformed body itself (-32700).
+ */
+export function createAcpHttpHandlers(
+  app: FastifyInstance,
+  daemon: AcpDaemon,
+  heartbeatMs: number,
+  options: Partial<AcpHttpRegistryOptions> = {},
+): AcpHttpHandlers {
+  const registry = new AcpHttpRegistry(daemon, {
+    log: (error, context) => app.log.error({ err: error, context }, 'acp request failed'),
+    ...options,
+  });
+  const endpoint = new AcpHttpEndpoint(daemon, registry, heartbeatMs);
+  return {
+    post: (request, reply) => endpoint.post(request, reply),
+    get: (request, reply) => endpoint.get(request, reply),
+    delete: (request, reply) => endpoint.remove(request, reply),
+    closeAll: () => registry.closeAll(),
+  };
 }

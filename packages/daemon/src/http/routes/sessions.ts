@@ -25,12 +25,8 @@ function optionalString(body: Record<string, unknown>, key: string, code: string
   return value;
 }
 
-/** Session lifecycle routes of PROTOCOL §4 and branching of §7. */
-export function sessionRoutes(
-  app: FastifyInstance,
-  sessions: SessionBridge,
-  permissions: PermissionBroker,
-): void {
+/** Session lifecycle routes of PROTOCOL §4 (create, load, resume, close) and branching of §7. */
+export function sessionRoutes(app: FastifyInstance, sessions: SessionBridge): void {
   app.post('/session', async (request) => {
     const body = objectBody(request);
     const scope = body['sessionScope'];
@@ -68,29 +64,6 @@ export function sessionRoutes(
     });
   }
 
-  app.get<{ Params: SessionParams }>('/session/:id/status', async (request) => {
-    clientIdOf(request);
-    return withWireTimes(withOpenPermissions(sessions.status(request.params.id), permissions));
-  });
-
-  // Stored sessions too (PROTOCOL §4, as the reference daemon lists them), newest first.
-  app.get<{ Params: { cwd: string }; Querystring: { size?: unknown; cursor?: unknown } }>(
-    '/workspace/:cwd/sessions',
-    async (request) => {
-      const size = parseSize(request.query.size);
-      const cursor = request.query.cursor;
-      if (cursor !== undefined && typeof cursor !== 'string') throw new InvalidSessionCursorError(cursor);
-      const page = await sessions.listWorkspaceSessions(request.params.cwd, {
-        ...(size === undefined ? {} : { size }),
-        ...(cursor === undefined || cursor === '' ? {} : { cursor }),
-      });
-      const listed = page.sessions.map((summary) => withWireTimes(withOpenPermissions(summary, permissions)));
-      return page.nextCursor === undefined
-        ? { sessions: listed }
-        : { sessions: listed, nextCursor: page.nextCursor };
-    },
-  );
-
   app.delete<{ Params: SessionParams }>('/session/:id', async (request, reply) => {
     const { id } = request.params;
     const clientId = clientIdOf(request);
@@ -99,20 +72,6 @@ export function sessionRoutes(
       ...(clientId === undefined ? {} : { clientId }),
     });
     return reply.code(204).send();
-  });
-
-  app.post<{ Params: SessionParams }>('/session/:id/detach', async (request, reply) => {
-    const clientId = clientIdOf(request);
-    if (clientId === undefined)
-      throw new HttpError(400, 'invalid_client_id', 'X-Qwen-Client-Id header is required to detach', {
-        sessionId: request.params.id,
-      });
-    sessions.detachClient(request.params.id, clientId);
-    return reply.code(204).send();
-  });
-
-  app.post<{ Params: SessionParams }>('/session/:id/heartbeat', async (request) => {
-    return sessions.heartbeat(request.params.id, clientIdOf(request));
   });
 
   app.post<{ Params: SessionParams }>('/session/:id/branch', async (request, reply) => {
@@ -136,6 +95,53 @@ export function sessionRoutes(
       displayName: branched.displayName,
       forkedFrom: branched.forkedFrom,
     });
+  });
+}
+
+/** Status and listing of PROTOCOL §4: one live session, or a workspace's live and stored ones. */
+export function sessionListRoutes(
+  app: FastifyInstance,
+  sessions: SessionBridge,
+  permissions: PermissionBroker,
+): void {
+  app.get<{ Params: SessionParams }>('/session/:id/status', async (request) => {
+    clientIdOf(request);
+    return withWireTimes(withOpenPermissions(sessions.status(request.params.id), permissions));
+  });
+
+  // Stored sessions too (PROTOCOL §4, as the reference daemon lists them), newest first.
+  app.get<{ Params: { cwd: string }; Querystring: { size?: unknown; cursor?: unknown } }>(
+    '/workspace/:cwd/sessions',
+    async (request) => {
+      const size = parseSize(request.query.size);
+      const cursor = request.query.cursor;
+      if (cursor !== undefined && typeof cursor !== 'string') throw new InvalidSessionCursorError(cursor);
+      const page = await sessions.listWorkspaceSessions(request.params.cwd, {
+        ...(size === undefined ? {} : { size }),
+        ...(cursor === undefined || cursor === '' ? {} : { cursor }),
+      });
+      const listed = page.sessions.map((summary) => withWireTimes(withOpenPermissions(summary, permissions)));
+      return page.nextCursor === undefined
+        ? { sessions: listed }
+        : { sessions: listed, nextCursor: page.nextCursor };
+    },
+  );
+}
+
+/** A client leaving a session, or saying it is still there (PROTOCOL §4). */
+export function sessionClientRoutes(app: FastifyInstance, sessions: SessionBridge): void {
+  app.post<{ Params: SessionParams }>('/session/:id/detach', async (request, reply) => {
+    const clientId = clientIdOf(request);
+    if (clientId === undefined)
+      throw new HttpError(400, 'invalid_client_id', 'X-Qwen-Client-Id header is required to detach', {
+        sessionId: request.params.id,
+      });
+    sessions.detachClient(request.params.id, clientId);
+    return reply.code(204).send();
+  });
+
+  app.post<{ Params: SessionParams }>('/session/:id/heartbeat', async (request) => {
+    return sessions.heartbeat(request.params.id, clientIdOf(request));
   });
 }
 
