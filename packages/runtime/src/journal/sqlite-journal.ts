@@ -13,6 +13,7 @@ import {
 } from './records.js';
 import { initializeJournalFile } from './sqlite-schema.js';
 import { JournalClosedError, JournalWriteError } from './journal-errors.js';
+import { nonNegativeInteger, positiveInteger } from '../validate.js';
 
 export { JournalClosedError, JournalWriteError } from './journal-errors.js';
 
@@ -502,14 +503,4 @@ function journalPath(path: string): string {
     throw new RangeError(`path must be a database file path, got ${String(path)}`);
   }
   return path;
-}
-
-function positiveInteger(name: string, value: number): number {
-  if (Number.isInteger(value) && value > 0) return value;
-  throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
-}
-
-function nonNegativeInteger(name: string, value: number): number {
-  if (Number.isInteger(value) && value >= 0) return value;
-  throw new RangeError(`${name} must be a non-negative integer, got ${String(value)}`);
 }
