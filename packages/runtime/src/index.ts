@@ -13,6 +13,7 @@ export * from './scheduler/linked-queue.js';
 export * from './scheduler/request-size.js';
 export * from './scheduler/scheduler.js';
 export * from './gateway/model-runtime.js';
+export type { CallOptions, ModelGateway, ModelStream } from './gateway/model-gateway.js';
 export * from './providers/index.js';
 export * from './journal/journal-errors.js';
 export { SqliteJournal } from './journal/sqlite-journal.js';
