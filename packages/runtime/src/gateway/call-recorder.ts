@@ -54,8 +54,7 @@ export class CallRecorder {
 
   /** Starts appending the accepted call's request record, before the provider may start (SCH-9). */
   writeRequest(call: Call): void {
-    // Records are written whole, absent members as undefined (JSON leaves them out), so that
-    // every record of a kind has one hidden class and the code building them stays optimized.
+    // Built whole, absent members undefined: see docs/decisions/012-runtime-hot-path.md
     const record: ModelRequestRecord = {
       version: 1,
       type: 'model_request',

@@ -99,8 +99,7 @@ export class ModelRuntime implements ModelGateway, CallDriver {
   complete(request: GenerationRequest, options: CallOptions = NO_OPTIONS): Promise<ModelResponse> {
     const call = this.admit(request, options, undefined);
     // The promise exists before the request is recorded, so a journal that fails at once can settle it.
-    // The executor stores the settlers in the new call itself: a store into an object that
-    // lives long (a shared holder, say) costs a write barrier each; the closure is compiled away.
+    // The settlers are stored in the call itself: see docs/decisions/012-runtime-hot-path.md
     const answer = new Promise<ModelResponse>((resolve, reject) => call.settleWith(resolve, reject));
     this.recorder.writeRequest(call);
     return answer;
