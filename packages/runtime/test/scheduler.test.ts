@@ -18,7 +18,7 @@ import { FaultInjectingJournal } from '../src/journal/fault-journal.js';
 import { MemoryJournal } from '../src/journal/memory-journal.js';
 import type { ModelRequestRecord, ModelResultRecord } from '../src/journal/records.js';
 import { Scheduler } from '../src/scheduler/scheduler.js';
-import { FakeClock } from './helpers/fake-clock.js';
+import { FakeClock } from '../src/testing/index.js';
 import { ask, runtimeFixture, track } from './helpers/runtime-fixture.js';
 import { ScriptedProvider, settle } from './helpers/scripted-provider.js';
 
