@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import { ModelRuntime } from '../src/gateway/model-runtime.js';
 import type { ModelStream } from '../src/gateway/model-gateway.js';
-import { FaultInjectingJournal } from '../src/journal/fault-journal.js';
+import { FaultInjectingJournal } from '../src/testing/fault-journal.js';
 import { MemoryJournal } from '../src/journal/memory-journal.js';
 import type { Job } from '../src/scheduler/job.js';
 import { FakeClock } from '../src/testing/index.js';

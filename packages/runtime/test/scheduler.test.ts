@@ -14,7 +14,7 @@ import {
 } from '../src/errors.js';
 import { countedOptions } from '../src/gateway/counted-options.js';
 import { ModelRuntime } from '../src/gateway/model-runtime.js';
-import { FaultInjectingJournal } from '../src/journal/fault-journal.js';
+import { FaultInjectingJournal } from '../src/testing/fault-journal.js';
 import { MemoryJournal } from '../src/journal/memory-journal.js';
 import type { ModelRequestRecord, ModelResultRecord } from '../src/journal/records.js';
 import { Scheduler } from '../src/scheduler/scheduler.js';

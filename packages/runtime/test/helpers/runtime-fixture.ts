@@ -1,4 +1,4 @@
-import { FaultInjectingJournal } from '../../src/journal/fault-journal.js';
+import { FaultInjectingJournal } from '../../src/testing/fault-journal.js';
 import { MemoryJournal } from '../../src/journal/memory-journal.js';
 import { ModelRuntime, type ModelRuntimeOptions } from '../../src/gateway/model-runtime.js';
 import type { SchedulerConfig } from '../../src/scheduler/config.js';
