@@ -1,12 +1,13 @@
 import type { Clock } from '../clock.js';
 import { costOf, type Pricing } from '../budget/pricing.js';
 import type { RecordingEvidence } from '../errors.js';
-import type {
-  Journal,
-  JournalRecord,
-  ModelRequestRecord,
-  ModelResultRecord,
-  RecordedOptions,
+import {
+  TEMPORARY_TASK_PREFIX,
+  type Journal,
+  type JournalRecord,
+  type ModelRequestRecord,
+  type ModelResultRecord,
+  type RecordedOptions,
 } from '../journal/records.js';
 import { jsonStringBytes } from '../scheduler/request-size.js';
 import { isoTimestamp } from '../timestamp.js';
@@ -114,8 +115,8 @@ export class CallRecorder {
       this.providerNameBytes,
       model === this.defaultModel ? this.defaultModelBytes : jsonStringBytes(model, Infinity),
       call.kind === 'complete' ? COMPLETE_BYTES : STREAM_BYTES,
-      // A temporary task is named `tmp-<callId>`, and call ids are plain ASCII.
-      budget ? budget.taskIdJsonBytes : call.callId.length + 6,
+      // A temporary task's id is the prefix and the call id, all plain ASCII, within quotes.
+      budget ? budget.taskIdJsonBytes : TEMPORARY_TASK_PREFIX.length + call.callId.length + 2,
       sessionId === undefined ? undefined : this.sessionIdBytes.of(sessionId),
       turnId === undefined ? undefined : this.turnIdBytes.of(turnId),
     );

@@ -11,7 +11,7 @@ import {
   RecordingError,
   RuntimeStoppedError,
 } from '../errors.js';
-import type { Journal } from '../journal/records.js';
+import { TEMPORARY_TASK_PREFIX, type Journal } from '../journal/records.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
 import { Scheduler, type SchedulerObserver } from '../scheduler/scheduler.js';
 import type { GenerationRequest, ModelProvider, ModelResponse } from '../types.js';
@@ -151,11 +151,11 @@ export class ModelRuntime implements ModelGateway, CallDriver {
     const callId = this.ids.next(wallMs);
     let budget = options.budget;
     if (budget === undefined && !this.trivialTemporaryScope)
-      budget = new TaskBudget(`tmp-${callId}`, this.temporaryBudgetLimits, this.clock);
+      budget = new TaskBudget(TEMPORARY_TASK_PREFIX + callId, this.temporaryBudgetLimits, this.clock);
     budget?.check();
     const call = new Call(
       callId,
-      budget ? budget.taskId : `tmp-${callId}`,
+      budget ? budget.taskId : TEMPORARY_TASK_PREFIX + callId,
       options.sessionId,
       request,
       options.turnId,

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { JournalClosedError } from './journal-errors.js';
-import type { JournalRecord } from './records.js';
+import { TEMPORARY_TASK_PREFIX, type JournalRecord } from './records.js';
 
 /**
  * The journal's read side: its own read-only connection, so that queries never wait for the
@@ -51,7 +51,8 @@ export class SqliteJournalReader {
 
   recordsForTask(taskId: string): JournalRecord[] {
     this.checkReadable();
-    const callId = taskId.startsWith('tmp-') ? taskId.slice(4) : '';
+    const prefix = TEMPORARY_TASK_PREFIX;
+    const callId = taskId.startsWith(prefix) ? taskId.slice(prefix.length) : '';
     return this.selectByTask.all(taskId, callId).map((body) => JSON.parse(body) as JournalRecord);
   }
 
