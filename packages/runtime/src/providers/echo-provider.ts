@@ -79,8 +79,7 @@ export class EchoProvider implements ModelProvider {
 
   /**
    * Waits `latencyMs`, then returns the whole answer; rejects with `signal.reason` on abort.
-   * With no latency the answer is immediate and the signal is not read, which keeps the
-   * runtime from materialising an AbortSignal per call on the hot path.
+   * Without latency it answers at once and never reads the signal, so a call costs no AbortSignal.
    */
   async complete(request: GenerationRequest, options: ProviderCallOptions): Promise<ModelResponse> {
     const response = answer(request);
