@@ -52,8 +52,8 @@ const TWO_24 = 0x100_0000;
 
 /**
  * The id's first 48 bits (milliseconds, RFC 9562 `unix_ts_ms`) and its version digit, as
- * `xxxxxxxx-xxxx-7`. Table lookups instead of `toString(16)`, a call into V8's runtime that
- * costs as much as the rest of an id: at a realistic rate every call starts a new millisecond.
+ * `xxxxxxxx-xxxx-7`. Table lookups instead of `toString(16)`, which costs as much as the rest
+ * of an id: at a realistic rate every call starts a new millisecond.
  */
 export function timestampPrefix(epochMs: number): string {
   const high = Math.floor(epochMs / TWO_24) % TWO_24; // 48 bits: the field wraps in the year 10889

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import { DeadlineTimers, type Deadlined, type IN_ORDER } from '../src/scheduler/deadline-timers.js';
 import type { LinkedQueue, QueueNode } from '../src/scheduler/linked-queue.js';
-import { FakeClock } from './helpers/fake-clock.js';
+import { FakeClock } from '../src/testing/index.js';
 
 /** An entry kept, like a scheduler's jobs, in an admission-ordered list of its owner. */
 class Entry implements Deadlined<Entry> {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test, vi } from 'vitest';
 import { EchoProvider, estimateTokens } from '../src/providers/index.js';
 import type { GenerationRequest, ModelStreamEvent, ProviderCallOptions } from '../src/types.js';
-import { FakeClock } from './helpers/fake-clock.js';
+import { FakeClock } from '../src/testing/index.js';
 
 const request = (text: string, extra: Partial<GenerationRequest> = {}): GenerationRequest => ({
   messages: [

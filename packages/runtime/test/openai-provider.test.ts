@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { OpenAIProvider, ProviderError } from '../src/openai.js';
 import type { GenerationRequest, ModelStreamEvent, ProviderCallOptions } from '../src/types.js';
-import { FakeClock } from './helpers/fake-clock.js';
+import { FakeClock } from '../src/testing/index.js';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from './helpers/fake-openai-server.js';
 
 const SECRET_PROMPT = 'my secret prompt text';

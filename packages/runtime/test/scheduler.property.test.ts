@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { ModelRuntime, type ModelStream } from '../src/gateway/model-runtime.js';
-import { FaultInjectingJournal } from '../src/journal/fault-journal.js';
+import { ModelRuntime } from '../src/gateway/model-runtime.js';
+import type { ModelStream } from '../src/gateway/model-gateway.js';
+import { FaultInjectingJournal } from '../src/testing/fault-journal.js';
 import { MemoryJournal } from '../src/journal/memory-journal.js';
 import type { Job } from '../src/scheduler/job.js';
-import { FakeClock } from './helpers/fake-clock.js';
+import { FakeClock } from '../src/testing/index.js';
 import { ask } from './helpers/runtime-fixture.js';
 import { ScriptedProvider, settle } from './helpers/scripted-provider.js';
 

@@ -14,11 +14,11 @@ import {
 } from '../src/errors.js';
 import { countedOptions } from '../src/gateway/counted-options.js';
 import { ModelRuntime } from '../src/gateway/model-runtime.js';
-import { FaultInjectingJournal } from '../src/journal/fault-journal.js';
+import { FaultInjectingJournal } from '../src/testing/fault-journal.js';
 import { MemoryJournal } from '../src/journal/memory-journal.js';
 import type { ModelRequestRecord, ModelResultRecord } from '../src/journal/records.js';
 import { Scheduler } from '../src/scheduler/scheduler.js';
-import { FakeClock } from './helpers/fake-clock.js';
+import { FakeClock } from '../src/testing/index.js';
 import { ask, runtimeFixture, track } from './helpers/runtime-fixture.js';
 import { ScriptedProvider, settle } from './helpers/scripted-provider.js';
 

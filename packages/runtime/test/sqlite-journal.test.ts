@@ -5,8 +5,9 @@ import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { JournalRecord, ModelRequestRecord, ModelResultRecord } from '../src/journal/records.js';
-import { JournalClosedError, JournalWriteError, SqliteJournal } from '../src/journal/sqlite-journal.js';
-import type { SqliteJournalOptions } from '../src/journal/sqlite-journal.js';
+import { JournalClosedError, JournalWriteError } from '../src/journal/journal-errors.js';
+import { SqliteJournal } from '../src/journal/sqlite-journal.js';
+import type { SqliteJournalOptions } from '../src/journal/sqlite-journal-options.js';
 import { JOURNAL_MIGRATIONS, JOURNAL_SCHEMA_VERSION, migrateJournal } from '../src/journal/sqlite-schema.js';
 
 let dir: string;

@@ -4,7 +4,7 @@ import { ModelRuntime } from '../src/gateway/model-runtime.js';
 import { MemoryJournal } from '../src/journal/memory-journal.js';
 import type { ModelResultRecord } from '../src/journal/records.js';
 import type { ModelProvider, ModelStreamEvent } from '../src/types.js';
-import { FakeClock } from './helpers/fake-clock.js';
+import { FakeClock } from '../src/testing/index.js';
 import { ask, runtimeFixture, track } from './helpers/runtime-fixture.js';
 import { settle } from './helpers/scripted-provider.js';
 

@@ -1,4 +1,5 @@
 import type { Usage } from '../types.js';
+import { nonNegativeInteger } from '../validate.js';
 
 /** Prices per million tokens in integer minor currency units, for budgets on cost. */
 export interface Pricing {
@@ -32,11 +33,6 @@ const PRICE_NAMES = ['inputMinorPerMillionTokens', 'outputMinorPerMillionTokens'
 
 /** Validates a price table, naming the offending value; both prices are required. */
 export function validatePricing(pricing: Pricing): Pricing {
-  for (const name of PRICE_NAMES) {
-    const value = pricing[name];
-    if (!(Number.isSafeInteger(value) && value >= 0)) {
-      throw new RangeError(`pricing.${name} must be a non-negative integer, got ${String(value)}`);
-    }
-  }
+  for (const name of PRICE_NAMES) nonNegativeInteger(`pricing.${name}`, pricing[name]);
   return pricing;
 }

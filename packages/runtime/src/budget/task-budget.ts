@@ -3,6 +3,7 @@ import { BudgetError, type BudgetReason } from '../errors.js';
 import { minorOfMicro } from './pricing.js';
 import { jsonStringBytes } from '../scheduler/request-size.js';
 import type { Usage } from '../types.js';
+import { nonNegativeInteger } from '../validate.js';
 
 /** Cumulative limits of one task (SCH-2, SCH-19); an absent field is unlimited. */
 export interface TaskBudgetLimits {
@@ -171,9 +172,7 @@ export class TaskBudget {
 export function validateBudgetLimits(limits: TaskBudgetLimits): Readonly<TaskBudgetLimits> {
   for (const name of LIMIT_NAMES) {
     const value = limits[name];
-    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
-      throw new RangeError(`${name} must be a non-negative integer, got ${String(value)}`);
-    }
+    if (value !== undefined) nonNegativeInteger(name, value);
   }
   const frozen = Object.freeze({ ...limits });
   validated.add(frozen);

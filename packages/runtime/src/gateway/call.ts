@@ -152,7 +152,7 @@ export class Call extends Job implements ProviderCallOptions, AppendListener {
   }
 }
 
-// Built at load and kept, so that V8 keeps the hidden classes of calls (see keepShape).
+// see docs/decisions/012-runtime-hot-path.md
 keepShape(
   new Call('', '', undefined, { messages: [] }, undefined, '', undefined, undefined, {} as CallDriver),
 );

@@ -26,8 +26,8 @@ export function countedOptions(
 }
 
 /**
- * The exact UTF-8 length of `JSON.stringify(countedOptions(...))`, by arithmetic over the fixed
- * shape from the JSON byte lengths of its strings (which callers cache) — the options are
+ * The exact UTF-8 length of `JSON.stringify(countedOptions(...))`, by arithmetic over its fixed
+ * members from the JSON byte lengths of its strings (which callers cache) — the options are
  * counted on every admission, so they skip both the object and the generic walk.
  */
 export function countedOptionsBytes(

@@ -80,5 +80,5 @@ export class StreamChannel {
   }
 }
 
-// Built at load and kept, so that V8 keeps the hidden classes of channels (see keepShape).
+// see docs/decisions/012-runtime-hot-path.md
 keepShape(new StreamChannel());

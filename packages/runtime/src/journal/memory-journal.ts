@@ -1,4 +1,5 @@
 import { rethrowLater, type ErrorReporter } from '../report-error.js';
+import { positiveInteger } from '../validate.js';
 import {
   appendThroughWrite,
   tell,
@@ -33,10 +34,7 @@ export class MemoryJournal implements Journal {
   private readonly reportError: ErrorReporter;
 
   constructor(options: MemoryJournalOptions = {}) {
-    const max = options.maxRecords ?? 100_000;
-    if (!(Number.isSafeInteger(max) && max > 0)) {
-      throw new RangeError(`maxRecords must be a positive integer, got ${String(max)}`);
-    }
+    const max = positiveInteger('maxRecords', options.maxRecords ?? 100_000);
     const whenFull = options.whenFull ?? 'reject';
     if (whenFull !== 'reject' && whenFull !== 'evict') {
       throw new RangeError(`whenFull must be "reject" or "evict", got ${String(whenFull)}`);

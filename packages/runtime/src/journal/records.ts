@@ -2,6 +2,12 @@ import { rethrowLater, type ErrorReporter } from '../report-error.js';
 import type { ModelStopReason } from '@sluice/protocol';
 import type { GenerationRequest, Usage } from '../types.js';
 
+/**
+ * The task id of a call made without a budget is this prefix and the call id. (The SQLite
+ * journal's schema and queries spell it out in SQL, as its partial indexes require.)
+ */
+export const TEMPORARY_TASK_PREFIX = 'tmp-';
+
 /** Correlation of a model call with the work that caused it. */
 export interface CallCorrelation {
   taskId: string;

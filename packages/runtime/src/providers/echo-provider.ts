@@ -1,5 +1,6 @@
 import type { ModelStopReason } from '@sluice/protocol';
 import { systemClock, type Clock } from '../clock.js';
+import { nonNegativeFiniteNumber, nonNegativeInteger, positiveInteger } from '../validate.js';
 import type {
   ChatMessage,
   GenerationRequest,
@@ -78,8 +79,7 @@ export class EchoProvider implements ModelProvider {
 
   /**
    * Waits `latencyMs`, then returns the whole answer; rejects with `signal.reason` on abort.
-   * With no latency the answer is immediate and the signal is not read, which keeps the
-   * runtime from materialising an AbortSignal per call on the hot path.
+   * Without latency it answers at once and never reads the signal, so a call costs no AbortSignal.
    */
   async complete(request: GenerationRequest, options: ProviderCallOptions): Promise<ModelResponse> {
     const response = answer(request);
@@ -114,9 +114,7 @@ export class EchoProvider implements ModelProvider {
 
 function answer(request: GenerationRequest): ModelResponse {
   const maxOutputTokens = request.maxOutputTokens;
-  if (maxOutputTokens !== undefined && !(Number.isInteger(maxOutputTokens) && maxOutputTokens >= 0)) {
-    throw new RangeError(`maxOutputTokens must be a non-negative integer, got ${String(maxOutputTokens)}`);
-  }
+  if (maxOutputTokens !== undefined) nonNegativeInteger('maxOutputTokens', maxOutputTokens);
   const full = `Echo: ${lastUserText(request.messages)}`;
   const fullTokens = estimateTokens(full);
   const truncated = maxOutputTokens !== undefined && fullTokens > maxOutputTokens;
@@ -175,14 +173,7 @@ function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
 }
 
 function delayOption(name: string, value: number, maxTimerMs: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new RangeError(`${name} must be a non-negative finite number, got ${String(value)}`);
-  }
+  nonNegativeFiniteNumber(name, value);
   if (value > maxTimerMs) throw new RangeError(`${name} must be at most ${maxTimerMs} ms, got ${value}`);
   return value;
-}
-
-function positiveInteger(name: string, value: number): number {
-  if (Number.isInteger(value) && value > 0) return value;
-  throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
 }

@@ -12,8 +12,6 @@ import type {
   Usage,
 } from '../types.js';
 
-export { ProviderError } from '../errors.js';
-
 type WireMessage = OpenAI.Chat.ChatCompletionMessageParam;
 type WireTool = OpenAI.Chat.ChatCompletionFunctionTool;
 type WireParams = Omit<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, 'stream' | 'stream_options'>;
@@ -71,11 +69,11 @@ export class OpenAIProvider implements ModelProvider {
 
   /** One non-streaming call; rejects with `signal.reason` on abort, else a {@link ProviderError}. */
   async complete(request: GenerationRequest, options: ProviderCallOptions): Promise<ModelResponse> {
-    const call = new Call(this.endpoint, this.clock, options);
+    const scope = new HttpCallScope(this.endpoint, this.clock, options);
     try {
       const completion = await this.client.chat.completions.create(
         { ...this.body(request, options), stream: false },
-        call.requestOptions,
+        scope.requestOptions,
       );
       const choice = completion.choices?.[0];
       if (choice?.message === undefined)
@@ -87,9 +85,9 @@ export class OpenAIProvider implements ModelProvider {
         usage: usageOf(completion.usage),
       };
     } catch (error) {
-      throw call.translate(error);
+      throw scope.translate(error);
     } finally {
-      call.dispose();
+      scope.dispose();
     }
   }
 
@@ -100,18 +98,18 @@ export class OpenAIProvider implements ModelProvider {
    * fails. Throws `signal.reason` on abort, else a {@link ProviderError}.
    */
   async *stream(request: GenerationRequest, options: ProviderCallOptions): AsyncGenerator<ModelStreamEvent> {
-    const call = new Call(this.endpoint, this.clock, options);
+    const scope = new HttpCallScope(this.endpoint, this.clock, options);
     let completed = false;
     try {
       let chunks: AsyncIterator<OpenAI.Chat.ChatCompletionChunk>;
       try {
         const stream = await this.client.chat.completions.create(
           { ...this.body(request, options), stream: true, stream_options: { include_usage: true } },
-          call.requestOptions,
+          scope.requestOptions,
         );
         chunks = stream[Symbol.asyncIterator]();
       } catch (error) {
-        throw call.translate(error);
+        throw scope.translate(error);
       }
       // Undefined until the model says why it stopped: a stream that ends before is cut short.
       let stopReason: ModelStopReason | undefined;
@@ -123,10 +121,10 @@ export class OpenAIProvider implements ModelProvider {
         try {
           next = await chunks.next();
         } catch (error) {
-          throw call.translate(error);
+          throw scope.translate(error);
         }
         // The client ends an aborted stream quietly; an abort must not look like a clean end.
-        call.throwIfStopped();
+        scope.throwIfStopped();
         if (next.done) break;
         const chunk = next.value;
         if (chunk.usage) {
@@ -151,11 +149,11 @@ export class OpenAIProvider implements ModelProvider {
       if (refused) stopReason = 'refusal';
       completed = true;
       // Released before the last event: a consumer may stop pulling once it has `finished`.
-      call.dispose();
+      scope.dispose();
       yield { type: 'finished', stopReason, usage };
     } finally {
-      if (!completed) call.abandon();
-      call.dispose();
+      if (!completed) scope.abandon();
+      scope.dispose();
     }
   }
 
@@ -181,11 +179,11 @@ export class OpenAIProvider implements ModelProvider {
 }
 
 /**
- * One HTTP call's abort scope: a private controller linked to the runtime's signal and to a
- * timer for the whole call, so the `openai` client never holds a listener on the runtime's
+ * The abort scope of one HTTP call: a private controller linked to the runtime's signal and to
+ * a timer for the whole call, so the `openai` client never holds a listener on the runtime's
  * signal and the timeout also covers reading the body or stream.
  */
-class Call {
+class HttpCallScope {
   readonly requestOptions: { signal: AbortSignal; timeout: number };
   private readonly controller = new AbortController();
   private readonly timer: TimerHandle;

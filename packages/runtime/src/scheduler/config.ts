@@ -1,5 +1,6 @@
 import type { ModelLimits } from '@sluice/protocol';
 import type { Clock } from '../clock.js';
+import { nonNegativeInteger, positiveFiniteNumber, positiveInteger } from '../validate.js';
 
 /** Limits of the model scheduler (SPEC SCH-3); every field has the documented default. */
 export interface SchedulerConfig {
@@ -24,16 +25,6 @@ export const DEFAULT_SCHEDULER_LIMITS: Readonly<ModelLimits> = Object.freeze({
   defaultTimeoutMs: 600_000,
 });
 
-function positiveInteger(name: string, value: number): number {
-  if (Number.isSafeInteger(value) && value > 0) return value;
-  throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
-}
-
-function nonNegativeInteger(name: string, value: number): number {
-  if (Number.isSafeInteger(value) && value >= 0) return value;
-  throw new RangeError(`${name} must be a non-negative integer, got ${String(value)}`);
-}
-
 /**
  * Applies defaults and validates a scheduler configuration (SCH-4, SCH-7); throws a
  * RangeError naming the offending value, so an invalid runtime is never constructed.
@@ -49,12 +40,10 @@ export function resolveSchedulerConfig(config: SchedulerConfig, clock: Clock): M
       `maxInflight must be at least maxConcurrency (${maxConcurrency}), got ${maxInflight}`,
     );
   }
-  const defaultTimeoutMs = config.defaultTimeoutMs ?? d.defaultTimeoutMs;
-  if (typeof defaultTimeoutMs !== 'number' || !(defaultTimeoutMs > 0) || !Number.isFinite(defaultTimeoutMs)) {
-    throw new RangeError(
-      `defaultTimeoutMs must be a positive finite number, got ${String(defaultTimeoutMs)}`,
-    );
-  }
+  const defaultTimeoutMs = positiveFiniteNumber(
+    'defaultTimeoutMs',
+    config.defaultTimeoutMs ?? d.defaultTimeoutMs,
+  );
   if (defaultTimeoutMs > clock.maxTimerMs) {
     throw new RangeError(
       `defaultTimeoutMs cannot be represented on the clock (at most ${clock.maxTimerMs} ms), got ${defaultTimeoutMs}`,

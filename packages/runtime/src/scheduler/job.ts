@@ -28,17 +28,13 @@ export class Job implements Deadlined<Job> {
   readonly kind: 'complete' | 'stream';
   /** The generation request, counted at admission; never shown in a report. */
   readonly request: unknown;
-  // Times and the timeout start as NaN ("not yet"), never 0: NaN is a double, so these fields are
-  // doubles from the first object on. A field that starts as a small integer and later holds a
-  // fraction makes V8 change the layout of every job already built — with a deep queue, one slow
-  // migration per queued job as the first of them runs.
+  // NaN means "not yet", never 0: see docs/decisions/012-runtime-hot-path.md
   /** The effective timeout, fixed at admission (SCH-6). */
   timeoutMs = NaN;
   /** Clock time of admission, when the job entered Queued; NaN until admitted. */
   admittedAt = NaN;
   // When the job entered Preparing, Executing and Cleaning, in whole ms after admission; -1 until
-  // then. Small integers are stored in the object itself, where each double would be one more
-  // allocation per call; the snapshot reports whole ms anyway.
+  // then (see docs/decisions/012-runtime-hot-path.md). The snapshot reports whole ms anyway.
   private preparingAfter = -1;
   private executingAfter = -1;
   private cleaningAfter = -1;
@@ -243,5 +239,5 @@ export class Job implements Deadlined<Job> {
   }
 }
 
-// Built at load and kept, so that V8 keeps the hidden classes of jobs (see keepShape).
+// see docs/decisions/012-runtime-hot-path.md
 keepShape(new Job('', '', undefined, 'complete', undefined));

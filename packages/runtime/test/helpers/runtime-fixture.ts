@@ -1,9 +1,9 @@
-import { FaultInjectingJournal } from '../../src/journal/fault-journal.js';
+import { FaultInjectingJournal } from '../../src/testing/fault-journal.js';
 import { MemoryJournal } from '../../src/journal/memory-journal.js';
 import { ModelRuntime, type ModelRuntimeOptions } from '../../src/gateway/model-runtime.js';
 import type { SchedulerConfig } from '../../src/scheduler/config.js';
 import type { GenerationRequest } from '../../src/types.js';
-import { FakeClock } from './fake-clock.js';
+import { FakeClock } from '../../src/testing/index.js';
 import { ScriptedProvider } from './scripted-provider.js';
 
 /** A runtime on a fake clock with a scripted provider and a fault-injectable memory journal. */

@@ -4,7 +4,7 @@ import {
   type AppendListener,
   type Journal,
   type JournalRecord,
-} from './records.js';
+} from '../journal/records.js';
 
 interface Held {
   record: JournalRecord;

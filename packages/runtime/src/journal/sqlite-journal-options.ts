@@ -1,0 +1,101 @@
+import { resolve } from 'node:path';
+import { rethrowLater, type ErrorReporter } from '../report-error.js';
+import { nonNegativeInteger, positiveInteger } from '../validate.js';
+
+/** Options of {@link SqliteJournal}. */
+export interface SqliteJournalOptions {
+  /** The database file (not `:memory:`: the writer thread and the reader share it). */
+  path: string;
+  /** Most records committed in one transaction. Default 2048. */
+  maxBatchRecords?: number;
+  /** `NORMAL` (default) survives a process crash; `FULL` also survives power loss, at an fsync per commit. */
+  synchronous?: 'NORMAL' | 'FULL';
+  /** How long a connection waits for a lock held by another process. Default 5000 ms. */
+  busyTimeoutMs?: number;
+  /**
+   * Appends confirmed per turn of the event loop once their transaction committed, so that the
+   * work their callers resume with never holds the loop for a whole batch. Default 64.
+   */
+  confirmSliceRecords?: number;
+  /** WAL size, in pages, at which a commit checkpoints it into the database. Default 10 000 (~40 MB). */
+  walAutocheckpointPages?: number;
+  /** The WAL file is truncated to this many bytes when it restarts after a checkpoint. Default 64 MiB. */
+  walSizeLimitBytes?: number;
+  /** A passive checkpoint runs after this long without a batch; 0 disables it. Default 250 ms. */
+  idleCheckpointMs?: number;
+  /** Gets what a listener throws, after every listener of its slice heard; default {@link rethrowLater}. */
+  reportError?: ErrorReporter;
+}
+
+/** What the writer thread is started with (its `workerData`; see sqlite-journal-worker.js). */
+export interface WriterSettings {
+  path: string;
+  synchronous: 'NORMAL' | 'FULL';
+  busyTimeoutMs: number;
+  walAutocheckpointPages: number;
+  walSizeLimitBytes: number;
+  idleCheckpointMs: number;
+}
+
+/** {@link SqliteJournalOptions} validated, with their defaults. */
+export interface SqliteJournalSettings {
+  /** The path as given, for messages. */
+  path: string;
+  maxBatchRecords: number;
+  confirmSliceRecords: number;
+  reportError: ErrorReporter;
+  writer: WriterSettings;
+}
+
+const DEFAULT_MAX_BATCH_RECORDS = 2048;
+const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+const DEFAULT_CONFIRM_SLICE_RECORDS = 64;
+const DEFAULT_WAL_AUTOCHECKPOINT_PAGES = 10_000;
+const DEFAULT_WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+const DEFAULT_IDLE_CHECKPOINT_MS = 250;
+
+/** Applies the defaults and validates, naming the offending value; throws a RangeError. */
+export function resolveSqliteJournalOptions(options: SqliteJournalOptions): SqliteJournalSettings {
+  const path = journalPath(options.path);
+  const reportError = options.reportError ?? rethrowLater;
+  const maxBatchRecords = positiveInteger(
+    'maxBatchRecords',
+    options.maxBatchRecords ?? DEFAULT_MAX_BATCH_RECORDS,
+  );
+  const synchronous = options.synchronous ?? 'NORMAL';
+  if (synchronous !== 'NORMAL' && synchronous !== 'FULL') {
+    throw new RangeError(`synchronous must be 'NORMAL' or 'FULL', got ${String(synchronous)}`);
+  }
+  const busyTimeoutMs = nonNegativeInteger('busyTimeoutMs', options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
+  const confirmSliceRecords = positiveInteger(
+    'confirmSliceRecords',
+    options.confirmSliceRecords ?? DEFAULT_CONFIRM_SLICE_RECORDS,
+  );
+  const writer: WriterSettings = {
+    // Absolute, so that the writer thread (started later, on first use) opens and watches the
+    // file opened now even if the process changes its working directory in between.
+    path: resolve(path),
+    synchronous,
+    busyTimeoutMs,
+    walAutocheckpointPages: nonNegativeInteger(
+      'walAutocheckpointPages',
+      options.walAutocheckpointPages ?? DEFAULT_WAL_AUTOCHECKPOINT_PAGES,
+    ),
+    walSizeLimitBytes: nonNegativeInteger(
+      'walSizeLimitBytes',
+      options.walSizeLimitBytes ?? DEFAULT_WAL_SIZE_LIMIT_BYTES,
+    ),
+    idleCheckpointMs: nonNegativeInteger(
+      'idleCheckpointMs',
+      options.idleCheckpointMs ?? DEFAULT_IDLE_CHECKPOINT_MS,
+    ),
+  };
+  return { path, maxBatchRecords, confirmSliceRecords, reportError, writer };
+}
+
+function journalPath(path: string): string {
+  if (typeof path !== 'string' || path === '' || path === ':memory:' || path.startsWith('file:')) {
+    throw new RangeError(`path must be a database file path, got ${String(path)}`);
+  }
+  return path;
+}
