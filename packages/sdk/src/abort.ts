@@ -1,10 +1,9 @@
+import { MAX_TIMER_MS } from './defaults.js';
+
 /** The reason a signal was aborted with, as an `Error` (a DOMException `AbortError` by default). */
 export function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 }
-
-/** Largest delay `setTimeout` honours (about 24.8 days); a longer one would fire after 1 ms. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Resolves after `ms`, or rejects with the abort reason as soon as `signal` aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -17,10 +17,10 @@ import {
   type SessionSummary,
   type StateResyncRequiredData,
 } from '@sluice/protocol';
-import { abortReason, MAX_TIMER_MS } from './abort.js';
+import { abortReason } from './abort.js';
+import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_RECONNECT, MAX_TIMER_MS } from './defaults.js';
 import { DaemonPromptLostError, DaemonStreamEndedError } from './errors.js';
 import {
-  DEFAULT_RECONNECT,
   reconnectSettings,
   subscribeEvents,
   type DaemonEvent,
@@ -29,13 +29,17 @@ import {
   type SubscribeOptions,
 } from './events.js';
 import { HttpCore, errorFrom, sessionPath, discard, type FetchLike } from './http.js';
-import { normalizePendingPromptLimit, optionalTimeoutMs } from './options.js';
 import { PromptReservations } from './reservations.js';
 import { postPrompt, type Admission, type PromptRequest } from './prompt-post.js';
 import { matchTurnEvent } from './turn.js';
-
-/** Default per-call timeout of the short requests, in ms. */
-export const DEFAULT_FETCH_TIMEOUT_MS = 30_000;
+import {
+  baseUrl,
+  normalizePendingPromptLimit,
+  optionalFunction,
+  optionalNonEmptyString,
+  optionalTimeoutMs,
+  optionsObject,
+} from './validate.js';
 
 /** Options of {@link DaemonClient}. */
 export interface DaemonClientOptions {
@@ -82,19 +86,6 @@ export interface BranchSessionRequest {
 
 export type { PromptRequest } from './prompt-post.js';
 
-function validBaseUrl(value: unknown): string {
-  if (typeof value !== 'string') throw new TypeError(`baseUrl must be a string, got ${String(value)}`);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new TypeError(`baseUrl must be an absolute http(s) URL, got ${JSON.stringify(value)}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new TypeError(`baseUrl must be an absolute http(s) URL, got ${JSON.stringify(value)}`);
-  return value.replace(/\/+$/, '');
-}
-
 /**
  * Client of one Sluice (or `qwen serve`) daemon over REST + SSE, a drop-in for the reference
  * `DaemonClient`: same method names and parameter positions. Uses only `fetch` and an SSE
@@ -110,13 +101,10 @@ export class DaemonClient {
   private readonly reservations = new PromptReservations();
 
   constructor(options: DaemonClientOptions) {
-    if (typeof options !== 'object' || options === null)
-      throw new TypeError(`DaemonClient options must be an object, got ${String(options)}`);
-    this.baseUrl = validBaseUrl(options.baseUrl);
-    if (options.token !== undefined && (typeof options.token !== 'string' || options.token.length === 0))
-      throw new TypeError('token must be a non-empty string when given');
-    if (options.fetch !== undefined && typeof options.fetch !== 'function')
-      throw new TypeError(`fetch must be a function, got ${typeof options.fetch}`);
+    optionsObject('DaemonClient', options);
+    this.baseUrl = baseUrl(options.baseUrl);
+    const token = optionalNonEmptyString('token', options.token);
+    const fetch = optionalFunction('fetch', options.fetch);
     this.fetchTimeoutMs = optionalTimeoutMs(
       'fetchTimeoutMs',
       options.fetchTimeoutMs,
@@ -124,8 +112,8 @@ export class DaemonClient {
     );
     this.promptLimit = normalizePendingPromptLimit(options.maxPendingPromptsPerSession);
     this.reconnect = reconnectSettings(options.reconnect, DEFAULT_RECONNECT);
-    const fetchFn = options.fetch ?? ((input: string, init?: RequestInit) => globalThis.fetch(input, init));
-    this.core = new HttpCore(this.baseUrl, options.token, fetchFn, this.fetchTimeoutMs);
+    const fetchFn = fetch ?? ((input: string, init?: RequestInit) => globalThis.fetch(input, init));
+    this.core = new HttpCore(this.baseUrl, token, fetchFn, this.fetchTimeoutMs);
   }
 
   /** The local per-session limit in force (`Infinity` when disabled). */

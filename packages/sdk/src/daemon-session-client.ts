@@ -21,11 +21,9 @@ import type {
 } from './daemon-client.js';
 import { DaemonHttpError, DaemonPromptLostError } from './errors.js';
 import type { DaemonEvent, SubscribeOptions } from './events.js';
-import { normalizePendingPromptLimit } from './options.js';
+import { MAX_EARLY_TERMINAL_EVENTS } from './defaults.js';
 import { settleTerminal, terminalPromptId } from './turn.js';
-
-/** Terminal events kept for prompts whose `202` is still being read (bounded, oldest dropped). */
-export const MAX_EARLY_TERMINAL_EVENTS = 256;
+import { eventCursor, normalizePendingPromptLimit, sessionClientOptions } from './validate.js';
 
 /** Options of the {@link DaemonSessionClient} constructor. */
 export interface DaemonSessionClientOptions {
@@ -70,13 +68,6 @@ function factoryOptions(options: SessionClientFactoryOptions | undefined): {
   return typeof options === 'string' ? { clientId: options } : options;
 }
 
-function validCursor(value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new TypeError(`lastEventId must be a non-negative integer, got ${String(value)}`);
-  return value;
-}
-
 /**
  * One daemon session bound to a {@link DaemonClient}: the session's routes without the
  * `sessionId` argument, and a long-lived `events()` subscription that also completes this
@@ -99,10 +90,7 @@ export class DaemonSessionClient {
   private reattaching: Promise<void> | undefined;
 
   constructor(options: DaemonSessionClientOptions) {
-    if (typeof options !== 'object' || options === null || typeof options.client !== 'object')
-      throw new TypeError('DaemonSessionClient needs { client, session }');
-    if (typeof options.session?.sessionId !== 'string')
-      throw new TypeError(`session.sessionId must be a string, got ${String(options.session?.sessionId)}`);
+    sessionClientOptions(options);
     this.client = options.client;
     this.session = options.session;
     this.hasActivePrompt = options.hasActivePrompt ?? false;
@@ -110,7 +98,7 @@ export class DaemonSessionClient {
       options.maxPendingPromptsPerSession === undefined
         ? options.client.maxPendingPromptsPerSession
         : normalizePendingPromptLimit(options.maxPendingPromptsPerSession);
-    this.lastSeenEventId = validCursor(options.lastEventId);
+    this.lastSeenEventId = eventCursor('lastEventId', options.lastEventId);
     this.lastSeenEpoch = options.eventEpoch ?? options.session.eventEpoch;
   }
 
@@ -207,7 +195,7 @@ export class DaemonSessionClient {
 
   /** Sets the cursor the next `events()` resumes from. */
   setLastEventId(lastEventId: number | undefined): void {
-    this.lastSeenEventId = validCursor(lastEventId);
+    this.lastSeenEventId = eventCursor('lastEventId', lastEventId);
   }
 
   /**

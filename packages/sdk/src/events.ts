@@ -3,7 +3,7 @@ import { anySignal, sleep, timeoutController } from './abort.js';
 import { jitteredBackoff } from './backoff.js';
 import { DaemonHttpError, DaemonProtocolError } from './errors.js';
 import { errorFrom, discard, sessionPath, type HttpCore } from './http.js';
-import { nonNegativeInteger, positiveNumber, timerMs } from './options.js';
+import { nonNegativeInteger, positiveNumber, timerMs } from './validate.js';
 import { readEventStream } from './sse.js';
 
 /** One event of a session's stream (PROTOCOL §6). */
@@ -28,14 +28,6 @@ export interface ReconnectOptions {
 
 /** Reconnect settings with every field set. */
 export type ReconnectSettings = Required<ReconnectOptions>;
-
-/** Defaults of {@link ReconnectOptions}. */
-export const DEFAULT_RECONNECT: ReconnectSettings = {
-  maxAttempts: 5,
-  baseMs: 250,
-  capMs: 5_000,
-  idleTimeoutMs: 45_000,
-};
 
 /** Validates reconnect options over `base`. */
 export function reconnectSettings(

@@ -1,4 +1,4 @@
-export { DaemonClient, DEFAULT_FETCH_TIMEOUT_MS } from './daemon-client.js';
+export { DaemonClient } from './daemon-client.js';
 export type {
   BranchSessionRequest,
   CreateSessionRequest,
@@ -6,7 +6,7 @@ export type {
   PromptRequest,
   RestoreSessionRequest,
 } from './daemon-client.js';
-export { DaemonSessionClient, MAX_EARLY_TERMINAL_EVENTS } from './daemon-session-client.js';
+export { DaemonSessionClient } from './daemon-session-client.js';
 export type {
   DaemonSessionClientOptions,
   DaemonSessionSubscribeOptions,
@@ -21,10 +21,15 @@ export {
   DaemonTurnError,
   isDaemonTurnError,
 } from './errors.js';
-export { DEFAULT_RECONNECT } from './events.js';
 export type { DaemonEvent, ReconnectOptions, SubscribeOptions } from './events.js';
 export type { FetchLike } from './http.js';
-export { DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION, normalizePendingPromptLimit } from './options.js';
+export {
+  DEFAULT_FETCH_TIMEOUT_MS,
+  DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION,
+  DEFAULT_RECONNECT,
+  MAX_EARLY_TERMINAL_EVENTS,
+} from './defaults.js';
+export { normalizePendingPromptLimit } from './validate.js';
 export { parseRetryAfter } from './retry-after.js';
 export { matchTurnEvent } from './turn.js';
 export { withRetry } from './with-retry.js';

@@ -1,9 +1,7 @@
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import type { EventEnvelope } from '@sluice/protocol';
+import { DEFAULT_MAX_SSE_BUFFER } from './defaults.js';
 import { DaemonProtocolError } from './errors.js';
-
-/** Largest partial frame the SSE reader buffers (characters); a stream without frame breaks is refused. */
-export const DEFAULT_MAX_SSE_BUFFER = 8 * 1024 * 1024;
 
 /**
  * Reads one event's `data:` JSON into an envelope; `undefined` (dropped) for anything that is

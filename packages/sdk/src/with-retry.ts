@@ -1,6 +1,7 @@
 import { sleep } from './abort.js';
 import { cappedRetryDelay } from './backoff.js';
-import { nonNegativeInteger, positiveNumber } from './options.js';
+import { DEFAULT_RETRY } from './defaults.js';
+import { nonNegativeInteger, positiveNumber } from './validate.js';
 
 /** Options of {@link withRetry}. */
 export interface RetryOptions {
@@ -41,9 +42,9 @@ export async function withRetry<T>(
   fn: (attempt: number) => Promise<T>,
   options: RetryOptions = {},
 ): Promise<T> {
-  const retries = nonNegativeInteger('retries', options.retries ?? 3);
-  const baseMs = positiveNumber('baseMs', options.baseMs ?? 250);
-  const capMs = positiveNumber('capMs', options.capMs ?? 10_000);
+  const retries = nonNegativeInteger('retries', options.retries ?? DEFAULT_RETRY.retries);
+  const baseMs = positiveNumber('baseMs', options.baseMs ?? DEFAULT_RETRY.baseMs);
+  const capMs = positiveNumber('capMs', options.capMs ?? DEFAULT_RETRY.capMs);
   const shouldRetry = options.shouldRetry ?? isRetryable;
   for (let attempt = 0; ; attempt++) {
     options.signal?.throwIfAborted();
