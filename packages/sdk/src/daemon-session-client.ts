@@ -12,16 +12,12 @@ import {
   type StateResyncRequiredData,
 } from '@sluice/protocol';
 import { abortReason } from './abort.js';
-import type {
-  BranchSessionRequest,
-  CreateSessionRequest,
-  DaemonClient,
-  PromptRequest,
-  RestoreSessionRequest,
-} from './daemon-client.js';
+import type { DaemonClient } from './daemon-client.js';
 import { DaemonHttpError, DaemonPromptLostError } from './errors.js';
 import type { DaemonEvent, SubscribeOptions } from './events.js';
 import { MAX_EARLY_TERMINAL_EVENTS } from './defaults.js';
+import type { PromptRequest } from './prompt-post.js';
+import type { BranchSessionRequest, CreateSessionRequest, RestoreSessionRequest } from './requests.js';
 import { settleTerminal, terminalPromptId } from './turn.js';
 import { eventCursor, normalizePendingPromptLimit, sessionClientOptions } from './validate.js';
 

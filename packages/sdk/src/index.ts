@@ -1,11 +1,7 @@
 export { DaemonClient } from './daemon-client.js';
-export type {
-  BranchSessionRequest,
-  CreateSessionRequest,
-  DaemonClientOptions,
-  PromptRequest,
-  RestoreSessionRequest,
-} from './daemon-client.js';
+export type { DaemonClientOptions } from './daemon-client.js';
+export type { PromptRequest } from './prompt-post.js';
+export type { BranchSessionRequest, CreateSessionRequest, RestoreSessionRequest } from './requests.js';
 export { DaemonSessionClient } from './daemon-session-client.js';
 export type {
   DaemonSessionClientOptions,
