@@ -23,10 +23,7 @@ export {
   DEFAULT_FETCH_TIMEOUT_MS,
   DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION,
   DEFAULT_RECONNECT,
-  MAX_EARLY_TERMINAL_EVENTS,
 } from './defaults.js';
-export { normalizePendingPromptLimit } from './validate.js';
-export { parseRetryAfter } from './retry-after.js';
 export { matchTurnEvent } from './turn.js';
 export { withRetry } from './with-retry.js';
 export type { RetryOptions } from './with-retry.js';
