@@ -41,10 +41,7 @@ export function anySignal(signals: ReadonlyArray<AbortSignal | undefined>): Abor
   return controller.signal;
 }
 
-/**
- * An abort controller that fires after `ms` (no timer when `ms` is 0, or longer than a timer can
- * wait: that is as good as none); `clear()` disarms it.
- */
+/** A signal that aborts after `ms`: none for `0` or beyond {@link MAX_TIMER_MS}; `clear()` disarms it. */
 export function timeoutController(ms: number): { signal: AbortSignal | undefined; clear(): void } {
   if (ms <= 0 || ms > MAX_TIMER_MS) return { signal: undefined, clear: () => {} };
   const controller = new AbortController();

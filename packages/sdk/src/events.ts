@@ -18,10 +18,8 @@ export interface ReconnectOptions {
   /** Largest backoff between attempts in ms (a server's `Retry-After` comes on top); default 5 000. */
   capMs?: number;
   /**
-   * A connection that delivers not a byte for this long while it is read — not even the
-   * daemon's heartbeat, sent every 15 s — counts as dropped (a frozen daemon, a laptop that
-   * slept, a proxy that lost the peer): it is closed and re-opened like any other. Default
-   * 45 000 (three heartbeats); `0` disables.
+   * A connection silent this long (not even the daemon's 15 s heartbeat) counts as dropped and
+   * is re-opened; default 45 000, `0` disables.
    */
   idleTimeoutMs?: number;
 }

@@ -22,10 +22,8 @@ export function parseEnvelope(data: string): EventEnvelope | undefined {
 }
 
 /**
- * Yields the envelopes of an SSE body as they arrive, one chunk at a time, so a consumer
- * that stops pulling stops the reading (the socket then applies backpressure). Cancels the
- * body when the consumer leaves early. With `idleTimeoutMs` (> 0), a read that gets no bytes
- * for that long throws a `TimeoutError`: time the consumer spends between pulls never counts.
+ * Yields the envelopes of an SSE body as they arrive, reading only while the consumer pulls;
+ * with `idleTimeoutMs` (> 0) a read that gets no bytes for that long throws a `TimeoutError`.
  */
 export async function* readEventStream(
   body: ReadableStream<Uint8Array>,

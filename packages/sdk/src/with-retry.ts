@@ -32,11 +32,9 @@ function retryAfterOf(error: unknown): number | undefined {
 }
 
 /**
- * Runs `fn` and retries it while it fails with a retryable error (a `503 prompt_queue_full`,
- * `429`, `503` …). Each wait is the server's `Retry-After` (if any) plus a jittered exponential
- * backoff, so callers refused together do not come back together, and never longer than
- * `capMs`; when the server asks for more than `capMs` the error is rethrown instead of
- * retrying early. `fn` gets the attempt number (0-based).
+ * Runs `fn` (given the 0-based attempt) again while it fails with a retryable error, waiting
+ * the server's `Retry-After` plus jitter so refused callers spread out; a `Retry-After` beyond
+ * `capMs` rethrows instead of retrying early.
  */
 export async function withRetry<T>(
   fn: (attempt: number) => Promise<T>,
