@@ -1,10 +1,9 @@
+import { MAX_TIMER_MS } from './defaults.js';
+
 /** The reason a signal was aborted with, as an `Error` (a DOMException `AbortError` by default). */
 export function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 }
-
-/** Largest delay `setTimeout` honours (about 24.8 days); a longer one would fire after 1 ms. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Resolves after `ms`, or rejects with the abort reason as soon as `signal` aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -42,10 +41,7 @@ export function anySignal(signals: ReadonlyArray<AbortSignal | undefined>): Abor
   return controller.signal;
 }
 
-/**
- * An abort controller that fires after `ms` (no timer when `ms` is 0, or longer than a timer can
- * wait: that is as good as none); `clear()` disarms it.
- */
+/** A signal that aborts after `ms`: none for `0` or beyond {@link MAX_TIMER_MS}; `clear()` disarms it. */
 export function timeoutController(ms: number): { signal: AbortSignal | undefined; clear(): void } {
   if (ms <= 0 || ms > MAX_TIMER_MS) return { signal: undefined, clear: () => {} };
   const controller = new AbortController();

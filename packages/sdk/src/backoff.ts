@@ -1,3 +1,6 @@
+/** Doublings after which the ceiling stops growing (`capMs` bounds it long before). */
+const MAX_DOUBLINGS = 30;
+
 /** Exponential backoff settings: `baseMs · 2^attempt`, never more than `capMs`. */
 export interface BackoffOptions {
   baseMs: number;
@@ -11,7 +14,7 @@ export interface BackoffOptions {
  * `[0, min(capMs, baseMs · 2^attempt)]`, so many clients that failed together spread out.
  */
 export function jitteredBackoff(attempt: number, options: BackoffOptions): number {
-  const ceiling = Math.min(options.capMs, options.baseMs * 2 ** Math.min(attempt, 30));
+  const ceiling = Math.min(options.capMs, options.baseMs * 2 ** Math.min(attempt, MAX_DOUBLINGS));
   return Math.floor((options.random ?? Math.random)() * ceiling);
 }
 

@@ -1,9 +1,7 @@
 import {
-  EVENT_TYPES,
   PERMISSION_NOT_FOUND_CODE,
   type BranchedSessionHandle,
   type Capabilities,
-  type CreateSessionBody,
   type HeartbeatResponse,
   type ModelSchedulerSnapshot,
   type PendingPromptsResponse,
@@ -15,12 +13,9 @@ import {
   type SessionHandle,
   type SessionListPage,
   type SessionSummary,
-  type StateResyncRequiredData,
 } from '@sluice/protocol';
-import { abortReason, MAX_TIMER_MS } from './abort.js';
-import { DaemonPromptLostError, DaemonStreamEndedError } from './errors.js';
+import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_RECONNECT } from './defaults.js';
 import {
-  DEFAULT_RECONNECT,
   reconnectSettings,
   subscribeEvents,
   type DaemonEvent,
@@ -28,14 +23,26 @@ import {
   type ReconnectSettings,
   type SubscribeOptions,
 } from './events.js';
-import { HttpCore, errorFrom, sessionPath, discard, type FetchLike } from './http.js';
-import { normalizePendingPromptLimit, optionalTimeoutMs } from './options.js';
-import { PromptReservations } from './reservations.js';
+import { HttpCore, discard, errorFrom, pendingPromptPath, sessionPath, type FetchLike } from './http.js';
 import { postPrompt, type Admission, type PromptRequest } from './prompt-post.js';
-import { matchTurnEvent } from './turn.js';
-
-/** Default per-call timeout of the short requests, in ms. */
-export const DEFAULT_FETCH_TIMEOUT_MS = 30_000;
+import { PromptTurns } from './prompt-turns.js';
+import {
+  createSessionBody,
+  restoreSessionBody,
+  sessionPageQuery,
+  type BranchSessionRequest,
+  type CreateSessionRequest,
+  type RestoreSessionRequest,
+} from './requests.js';
+import { PromptReservations } from './reservations.js';
+import {
+  baseUrl,
+  normalizePendingPromptLimit,
+  optionalFunction,
+  optionalNonEmptyString,
+  optionalTimeoutMs,
+  optionsObject,
+} from './validate.js';
 
 /** Options of {@link DaemonClient}. */
 export interface DaemonClientOptions {
@@ -60,41 +67,6 @@ export interface DaemonClientOptions {
   reconnect?: ReconnectOptions | boolean;
 }
 
-/** `createOrAttachSession` request (reference names: `workspaceCwd` is sent as `cwd`). */
-export interface CreateSessionRequest {
-  workspaceCwd?: string;
-  sessionScope?: 'single' | 'thread';
-  sessionId?: string;
-  modelServiceId?: string;
-  approvalMode?: string;
-}
-
-/** `loadSession` / `resumeSession` request. */
-export interface RestoreSessionRequest {
-  workspaceCwd?: string;
-  approvalMode?: string;
-}
-
-/** `branchSession` request. */
-export interface BranchSessionRequest {
-  name?: string;
-}
-
-export type { PromptRequest } from './prompt-post.js';
-
-function validBaseUrl(value: unknown): string {
-  if (typeof value !== 'string') throw new TypeError(`baseUrl must be a string, got ${String(value)}`);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new TypeError(`baseUrl must be an absolute http(s) URL, got ${JSON.stringify(value)}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new TypeError(`baseUrl must be an absolute http(s) URL, got ${JSON.stringify(value)}`);
-  return value.replace(/\/+$/, '');
-}
-
 /**
  * Client of one Sluice (or `qwen serve`) daemon over REST + SSE, a drop-in for the reference
  * `DaemonClient`: same method names and parameter positions. Uses only `fetch` and an SSE
@@ -108,15 +80,13 @@ export class DaemonClient {
   private readonly reconnect: ReconnectSettings;
   private readonly promptLimit: number;
   private readonly reservations = new PromptReservations();
+  private readonly turns: PromptTurns;
 
   constructor(options: DaemonClientOptions) {
-    if (typeof options !== 'object' || options === null)
-      throw new TypeError(`DaemonClient options must be an object, got ${String(options)}`);
-    this.baseUrl = validBaseUrl(options.baseUrl);
-    if (options.token !== undefined && (typeof options.token !== 'string' || options.token.length === 0))
-      throw new TypeError('token must be a non-empty string when given');
-    if (options.fetch !== undefined && typeof options.fetch !== 'function')
-      throw new TypeError(`fetch must be a function, got ${typeof options.fetch}`);
+    optionsObject('DaemonClient', options);
+    this.baseUrl = baseUrl(options.baseUrl);
+    const token = optionalNonEmptyString('token', options.token);
+    const fetch = optionalFunction('fetch', options.fetch);
     this.fetchTimeoutMs = optionalTimeoutMs(
       'fetchTimeoutMs',
       options.fetchTimeoutMs,
@@ -124,8 +94,11 @@ export class DaemonClient {
     );
     this.promptLimit = normalizePendingPromptLimit(options.maxPendingPromptsPerSession);
     this.reconnect = reconnectSettings(options.reconnect, DEFAULT_RECONNECT);
-    const fetchFn = options.fetch ?? ((input: string, init?: RequestInit) => globalThis.fetch(input, init));
-    this.core = new HttpCore(this.baseUrl, options.token, fetchFn, this.fetchTimeoutMs);
+    const fetchFn = fetch ?? ((input: string, init?: RequestInit) => globalThis.fetch(input, init));
+    this.core = new HttpCore(this.baseUrl, token, fetchFn, this.fetchTimeoutMs);
+    this.turns = new PromptTurns(this.core, this.fetchTimeoutMs, (sessionId, subscribe) =>
+      this.subscribeEvents(sessionId, subscribe),
+    );
   }
 
   /** The local per-session limit in force (`Infinity` when disabled). */
@@ -164,13 +137,7 @@ export class DaemonClient {
 
   /** `POST /session`: creates a session, or attaches to the workspace's default one (§4). */
   createOrAttachSession(request: CreateSessionRequest = {}, clientId?: string): Promise<SessionHandle> {
-    const body: CreateSessionBody = {};
-    if (request.workspaceCwd !== undefined) body.cwd = request.workspaceCwd;
-    if (request.sessionScope !== undefined) body.sessionScope = request.sessionScope;
-    if (request.sessionId !== undefined) body.sessionId = request.sessionId;
-    if (request.modelServiceId !== undefined) body.modelServiceId = request.modelServiceId;
-    if (request.approvalMode !== undefined) body.approvalMode = request.approvalMode;
-    return this.core.json('POST', '/session', { body, clientId });
+    return this.core.json('POST', '/session', { body: createSessionBody(request), clientId });
   }
 
   /** `GET /session/:id/status`. */
@@ -183,12 +150,8 @@ export class DaemonClient {
     workspaceCwd: string,
     options: { pageSize?: number; cursor?: string } = {},
   ): Promise<SessionListPage> {
-    const query = new URLSearchParams();
-    if (options.pageSize !== undefined) query.set('size', String(options.pageSize));
-    if (options.cursor !== undefined) query.set('cursor', options.cursor);
-    const encoded = query.toString();
-    const suffix = encoded === '' ? '' : `?${encoded}`;
-    return this.core.json('GET', `/workspace/${encodeURIComponent(workspaceCwd)}/sessions${suffix}`);
+    const query = sessionPageQuery(options);
+    return this.core.json('GET', `/workspace/${encodeURIComponent(workspaceCwd)}/sessions${query}`);
   }
 
   /** Every live session of a workspace, following `nextCursor` (the daemon caps sessions). */
@@ -234,11 +197,8 @@ export class DaemonClient {
     request: RestoreSessionRequest,
     clientId?: string,
   ) {
-    const body: Record<string, unknown> = {};
-    if (request.workspaceCwd !== undefined) body['cwd'] = request.workspaceCwd;
-    if (request.approvalMode !== undefined) body['approvalMode'] = request.approvalMode;
     return this.core.json<RestoredSessionHandle>('POST', sessionPath(sessionId, `/${mode}`), {
-      body,
+      body: restoreSessionBody(request),
       clientId,
     });
   }
@@ -288,13 +248,7 @@ export class DaemonClient {
     promptId: string,
     options: { clientId?: string } = {},
   ): Promise<RemovePendingPromptResponse> {
-    return this.core.json(
-      'DELETE',
-      sessionPath(sessionId, `/pending-prompts/${encodeURIComponent(promptId)}`),
-      {
-        clientId: options.clientId,
-      },
-    );
+    return this.core.json('DELETE', pendingPromptPath(sessionId, promptId), { clientId: options.clientId });
   }
 
   /**
@@ -391,50 +345,21 @@ export class DaemonClient {
    * event. A caller abort also takes the prompt back on the daemon.
    * @internal
    */
-  async awaitTurn(
+  awaitTurn(
     sessionId: string,
     accepted: PromptAccepted,
     signal: AbortSignal | undefined,
     clientId: string | undefined,
   ): Promise<PromptResult> {
-    let epochReset = false;
-    const stream = this.subscribeEvents(sessionId, {
-      lastEventId: accepted.lastEventId,
-      ...(accepted.eventEpoch === undefined ? {} : { epoch: accepted.eventEpoch }),
-      ...(signal === undefined ? {} : { signal }),
-      ...(clientId === undefined ? {} : { clientId }),
-    });
-    try {
-      for await (const event of stream) {
-        const result = matchTurnEvent(event, accepted.promptId);
-        if (result !== undefined) return result;
-        if (event.type === EVENT_TYPES.stateResyncRequired)
-          epochReset ||= (event.data as StateResyncRequiredData | null)?.reason === 'epoch_reset';
-        else if (event.type === EVENT_TYPES.replayComplete && epochReset)
-          throw new DaemonPromptLostError(sessionId, accepted.promptId);
-      }
-    } catch (error) {
-      // the daemon accepted the prompt: a retryable failure of the *stream* (429, 503) must not
-      // invite the caller to post the prompt again — its outcome is unknown, not refused
-      if ((error as { retryable?: unknown } | null)?.retryable === true)
-        throw new DaemonStreamEndedError(sessionId, accepted.promptId, { cause: error });
-      throw error;
-    }
-    if (signal?.aborted) {
-      await this.takeBackPrompt(sessionId, accepted.promptId, clientId);
-      throw abortReason(signal);
-    }
-    throw new DaemonStreamEndedError(sessionId, accepted.promptId);
+    return this.turns.awaitTurn(sessionId, accepted, signal, clientId);
   }
 
   /**
    * Best effort: removes (queued) or aborts (running) an abandoned prompt on the daemon.
    * @internal
    */
-  async takeBackPrompt(sessionId: string, promptId: string, clientId: string | undefined): Promise<void> {
-    await this.removePendingPrompt(sessionId, promptId, clientId === undefined ? {} : { clientId }).catch(
-      () => {},
-    );
+  takeBackPrompt(sessionId: string, promptId: string, clientId: string | undefined): Promise<void> {
+    return this.turns.takeBack(sessionId, promptId, clientId);
   }
 
   /**
@@ -449,37 +374,6 @@ export class DaemonClient {
     signal: AbortSignal | undefined,
     clientId: string | undefined,
   ): Promise<Admission> {
-    const background = new AbortController();
-    const post = postPrompt(this.core, sessionId, request, clientId, background.signal);
-    if (signal === undefined) return post;
-    return new Promise<Admission>((resolve, reject) => {
-      const onAbort = (): void => {
-        reject(abortReason(signal));
-        const limit = setTimeout(
-          () => background.abort(),
-          Math.min(this.fetchTimeoutMs || DEFAULT_FETCH_TIMEOUT_MS, MAX_TIMER_MS),
-        );
-        post
-          .then(
-            (admission) =>
-              'accepted' in admission
-                ? this.takeBackPrompt(sessionId, admission.accepted.promptId, clientId)
-                : undefined,
-            () => undefined,
-          )
-          .finally(() => clearTimeout(limit));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      post.then(
-        (admission) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(admission);
-        },
-        (error: unknown) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      );
-    });
+    return this.turns.admit(sessionId, request, signal, clientId);
   }
 }

@@ -1,31 +1,22 @@
-import {
-  EVENT_TYPES,
-  type BranchedSessionHandle,
-  type HeartbeatResponse,
-  type PendingPromptsResponse,
-  type PermissionVote,
-  type PromptAccepted,
-  type PromptResult,
-  type RemovePendingPromptResponse,
-  type SessionHandle,
-  type SessionSummary,
-  type StateResyncRequiredData,
-} from '@sluice/protocol';
-import { abortReason } from './abort.js';
 import type {
-  BranchSessionRequest,
-  CreateSessionRequest,
-  DaemonClient,
-  PromptRequest,
-  RestoreSessionRequest,
-} from './daemon-client.js';
-import { DaemonHttpError, DaemonPromptLostError } from './errors.js';
+  BranchedSessionHandle,
+  HeartbeatResponse,
+  PendingPromptsResponse,
+  PermissionVote,
+  PromptAccepted,
+  PromptResult,
+  RemovePendingPromptResponse,
+  SessionHandle,
+  SessionSummary,
+} from '@sluice/protocol';
+import type { DaemonClient } from './daemon-client.js';
+import { DaemonHttpError } from './errors.js';
 import type { DaemonEvent, SubscribeOptions } from './events.js';
-import { normalizePendingPromptLimit } from './options.js';
-import { settleTerminal, terminalPromptId } from './turn.js';
-
-/** Terminal events kept for prompts whose `202` is still being read (bounded, oldest dropped). */
-export const MAX_EARLY_TERMINAL_EVENTS = 256;
+import type { PromptRequest } from './prompt-post.js';
+import { PromptWaiters } from './prompt-waiters.js';
+import type { BranchSessionRequest, CreateSessionRequest, RestoreSessionRequest } from './requests.js';
+import { EpochResetWatch, settleTerminal } from './turn.js';
+import { eventCursor, normalizePendingPromptLimit, sessionClientOptions } from './validate.js';
 
 /** Options of the {@link DaemonSessionClient} constructor. */
 export interface DaemonSessionClientOptions {
@@ -54,27 +45,12 @@ export interface DaemonSessionSubscribeOptions extends Omit<SubscribeOptions, 'c
   resume?: boolean;
 }
 
-interface Waiter {
-  readonly accepted: PromptAccepted;
-  readonly signal: AbortSignal | undefined;
-  resolve(result: PromptResult): void;
-  reject(error: unknown): void;
-  detach(): void;
-}
-
 function factoryOptions(options: SessionClientFactoryOptions | undefined): {
   clientId?: string;
   maxPendingPromptsPerSession?: number | null;
 } {
   if (options === undefined) return {};
   return typeof options === 'string' ? { clientId: options } : options;
-}
-
-function validCursor(value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new TypeError(`lastEventId must be a non-negative integer, got ${String(value)}`);
-  return value;
 }
 
 /**
@@ -94,15 +70,11 @@ export class DaemonSessionClient {
   private lastSeenEpoch: string | undefined;
   private openStreams = 0;
   private postsInFlight = 0;
-  private readonly waiters = new Map<string, Waiter>();
-  private readonly early = new Map<string, DaemonEvent>();
+  private readonly waiters: PromptWaiters;
   private reattaching: Promise<void> | undefined;
 
   constructor(options: DaemonSessionClientOptions) {
-    if (typeof options !== 'object' || options === null || typeof options.client !== 'object')
-      throw new TypeError('DaemonSessionClient needs { client, session }');
-    if (typeof options.session?.sessionId !== 'string')
-      throw new TypeError(`session.sessionId must be a string, got ${String(options.session?.sessionId)}`);
+    sessionClientOptions(options);
     this.client = options.client;
     this.session = options.session;
     this.hasActivePrompt = options.hasActivePrompt ?? false;
@@ -110,8 +82,9 @@ export class DaemonSessionClient {
       options.maxPendingPromptsPerSession === undefined
         ? options.client.maxPendingPromptsPerSession
         : normalizePendingPromptLimit(options.maxPendingPromptsPerSession);
-    this.lastSeenEventId = validCursor(options.lastEventId);
+    this.lastSeenEventId = eventCursor('lastEventId', options.lastEventId);
     this.lastSeenEpoch = options.eventEpoch ?? options.session.eventEpoch;
+    this.waiters = new PromptWaiters(options.session.sessionId);
   }
 
   /** Creates a session or attaches to the workspace's default one (reference positions). */
@@ -207,7 +180,7 @@ export class DaemonSessionClient {
 
   /** Sets the cursor the next `events()` resumes from. */
   setLastEventId(lastEventId: number | undefined): void {
-    this.lastSeenEventId = validCursor(lastEventId);
+    this.lastSeenEventId = eventCursor('lastEventId', lastEventId);
   }
 
   /**
@@ -282,74 +255,14 @@ export class DaemonSessionClient {
   }
 
   private waitForTerminal(accepted: PromptAccepted, signal: AbortSignal | undefined): Promise<PromptResult> {
-    const early = this.early.get(accepted.promptId);
-    if (early !== undefined) {
-      this.early.delete(accepted.promptId);
-      return new Promise((resolve) => resolve(settleTerminal(early)));
-    }
+    const early = this.waiters.takeEarly(accepted.promptId);
+    if (early !== undefined) return new Promise((resolve) => resolve(settleTerminal(early)));
     // the stream closed while the POST was out, or the caller already left: no waiter needed
     if (this.openStreams === 0 || signal?.aborted)
       return this.client.awaitTurn(this.sessionId, accepted, signal, this.clientId);
-    return new Promise<PromptResult>((resolve, reject) => {
-      const onAbort = (): void => {
-        waiter.detach();
-        void this.client
-          .takeBackPrompt(this.sessionId, accepted.promptId, this.clientId)
-          .then(() => reject(abortReason(signal!)));
-      };
-      const waiter: Waiter = {
-        accepted,
-        signal,
-        resolve,
-        reject,
-        detach: () => {
-          this.waiters.delete(accepted.promptId);
-          signal?.removeEventListener('abort', onAbort);
-        },
-      };
-      this.waiters.set(accepted.promptId, waiter);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
-  /** Routes a terminal event to its waiter, or keeps it while one of our POSTs is unanswered. */
-  private dispatch(event: DaemonEvent): void {
-    const promptId = terminalPromptId(event);
-    if (promptId === undefined) return;
-    const waiter = this.waiters.get(promptId);
-    if (waiter === undefined) {
-      if (this.postsInFlight === 0) return;
-      if (this.early.size >= MAX_EARLY_TERMINAL_EVENTS) {
-        const oldest = this.early.keys().next();
-        if (!oldest.done) this.early.delete(oldest.value);
-      }
-      this.early.set(promptId, event);
-      return;
-    }
-    waiter.detach();
-    try {
-      waiter.resolve(settleTerminal(event));
-    } catch (error) {
-      waiter.reject(error);
-    }
-  }
-
-  /** After a bus reset the replayed ring cannot hold the waiting prompts' ends: they are lost. */
-  private rejectLost(): void {
-    for (const waiter of [...this.waiters.values()]) {
-      waiter.detach();
-      waiter.reject(new DaemonPromptLostError(this.sessionId, waiter.accepted.promptId));
-    }
-  }
-
-  /** The last stream closed while prompts wait: each continues on its own temporary stream. */
-  private handOffWaiters(): void {
-    for (const waiter of [...this.waiters.values()]) {
-      waiter.detach();
-      this.client
-        .awaitTurn(this.sessionId, waiter.accepted, waiter.signal, this.clientId)
-        .then(waiter.resolve, waiter.reject);
-    }
+    return this.waiters.wait(accepted, signal, () =>
+      this.client.takeBackPrompt(this.sessionId, accepted.promptId, this.clientId),
+    );
   }
 
   /**
@@ -362,7 +275,7 @@ export class DaemonSessionClient {
     const lastEventId = rest.lastEventId ?? (resume ? this.lastSeenEventId : undefined);
     const epoch = rest.epoch ?? this.lastSeenEpoch;
     let counted = false;
-    let epochReset = false;
+    const reset = new EpochResetWatch();
     try {
       const stream = this.client.subscribeEvents(this.sessionId, {
         ...rest,
@@ -383,18 +296,16 @@ export class DaemonSessionClient {
       });
       for await (const event of stream) {
         if (event.id !== undefined) this.lastSeenEventId = event.id;
-        if (event.type === EVENT_TYPES.stateResyncRequired)
-          epochReset ||= (event.data as StateResyncRequiredData | null)?.reason === 'epoch_reset';
-        else if (event.type === EVENT_TYPES.replayComplete && epochReset) {
-          epochReset = false;
-          this.rejectLost();
-        }
-        this.dispatch(event);
+        if (reset.replayEnded(event)) this.waiters.rejectLost();
+        this.waiters.dispatch(event, this.postsInFlight > 0);
         yield event;
       }
     } finally {
       if (counted) this.openStreams--;
-      if (this.openStreams === 0) this.handOffWaiters();
+      if (this.openStreams === 0)
+        this.waiters.handOff((accepted, signal) =>
+          this.client.awaitTurn(this.sessionId, accepted, signal, this.clientId),
+        );
     }
   }
 

@@ -3,7 +3,7 @@ import { anySignal, sleep, timeoutController } from './abort.js';
 import { jitteredBackoff } from './backoff.js';
 import { DaemonHttpError, DaemonProtocolError } from './errors.js';
 import { errorFrom, discard, sessionPath, type HttpCore } from './http.js';
-import { nonNegativeInteger, positiveNumber, timerMs } from './options.js';
+import { nonNegativeInteger, positiveNumber, timerMs } from './validate.js';
 import { readEventStream } from './sse.js';
 
 /** One event of a session's stream (PROTOCOL §6). */
@@ -18,24 +18,14 @@ export interface ReconnectOptions {
   /** Largest backoff between attempts in ms (a server's `Retry-After` comes on top); default 5 000. */
   capMs?: number;
   /**
-   * A connection that delivers not a byte for this long while it is read — not even the
-   * daemon's heartbeat, sent every 15 s — counts as dropped (a frozen daemon, a laptop that
-   * slept, a proxy that lost the peer): it is closed and re-opened like any other. Default
-   * 45 000 (three heartbeats); `0` disables.
+   * A connection silent this long (not even the daemon's 15 s heartbeat) counts as dropped and
+   * is re-opened; default 45 000, `0` disables.
    */
   idleTimeoutMs?: number;
 }
 
 /** Reconnect settings with every field set. */
 export type ReconnectSettings = Required<ReconnectOptions>;
-
-/** Defaults of {@link ReconnectOptions}. */
-export const DEFAULT_RECONNECT: ReconnectSettings = {
-  maxAttempts: 5,
-  baseMs: 250,
-  capMs: 5_000,
-  idleTimeoutMs: 45_000,
-};
 
 /** Validates reconnect options over `base`. */
 export function reconnectSettings(
@@ -79,14 +69,65 @@ function retryAfterOf(error: unknown): number {
   return error instanceof DaemonHttpError && error.retryAfterMs !== undefined ? error.retryAfterMs : 0;
 }
 
+/** A failure that re-opening cannot mend: an unreadable answer, or a refusal that is not transient. */
+function isFinal(error: unknown): boolean {
+  if (error instanceof DaemonProtocolError) return true;
+  // re-opening is idempotent: besides 429/503, a proxy's 502/504 (upstream briefly away) is
+  // as transient as the refused connection a direct client would see
+  return error instanceof DaemonHttpError && !error.retryable && !GATEWAY_STATUSES.has(error.status);
+}
+
+/** Where the next connection resumes: the last event id seen and the bus epoch learned. */
+interface StreamPosition {
+  cursor: number | undefined;
+  epoch: string | undefined;
+}
+
+/** Opens one connection of the stream and returns its SSE body; a refusal or a non-SSE answer throws. */
+async function openStream(
+  core: HttpCore,
+  connectTimeoutMs: number,
+  path: string,
+  position: StreamPosition,
+  options: SubscribeOptions,
+  connection: AbortSignal,
+): Promise<ReadableStream<Uint8Array>> {
+  const headers: Record<string, string> = { Accept: 'text/event-stream' };
+  if (position.cursor !== undefined) {
+    headers['Last-Event-ID'] = String(position.cursor);
+    if (position.epoch !== undefined) headers[EVENT_EPOCH_HEADER] = position.epoch;
+  }
+  const connect = timeoutController(connectTimeoutMs);
+  let response: Response;
+  try {
+    response = await core.send('GET', path, {
+      clientId: options.clientId,
+      headers,
+      timeout: false,
+      signal: anySignal([options.signal, connection, connect.signal]),
+    });
+  } finally {
+    connect.clear();
+  }
+  if (!response.ok) throw await errorFrom(response, 'GET /session/:id/events');
+  const type = response.headers.get('Content-Type') ?? '';
+  if (!type.toLowerCase().includes('text/event-stream') || response.body === null) {
+    await discard(response);
+    throw new DaemonProtocolError(`GET /session/:id/events: expected text/event-stream, got "${type}"`);
+  }
+  const seenEpoch = response.headers.get(EVENT_EPOCH_HEADER);
+  if (seenEpoch !== null && seenEpoch !== '' && seenEpoch !== position.epoch) {
+    position.epoch = seenEpoch;
+    options.onEpoch?.(seenEpoch);
+  }
+  options.onSseStreamAccepted?.(response.headers.get(SSE_STREAM_ID_HEADER) ?? undefined);
+  return response.body;
+}
+
 /**
- * The session's events as an async iterator. A dropped connection (network error, the daemon
- * ending the stream, `client_evicted`, a `429`/`503`, a proxy's `502`/`504`, a connection silent
- * past `idleTimeoutMs`) is re-opened with `Last-Event-ID` set to
- * the last id seen and the epoch learned, after a jittered backoff that honours `Retry-After`.
- * The iteration ends after `session_closed`, when `signal` aborts, or when the reconnect
- * attempts are spent on a stream that ended (a connection error is then thrown); any other
- * HTTP error is thrown as {@link DaemonHttpError}.
+ * The session's events as an async iterator that re-opens a dropped connection from the last
+ * seen id, after a jittered backoff on top of any `Retry-After`. Ends after `session_closed`,
+ * on `signal`, or when the attempts are spent; an error that re-opening cannot mend is thrown.
  */
 export async function* subscribeEvents(
   core: HttpCore,
@@ -97,63 +138,31 @@ export async function* subscribeEvents(
 ): AsyncGenerator<DaemonEvent> {
   const reconnect = reconnectSettings(options.reconnect, defaults);
   const signal = options.signal;
-  let cursor = options.lastEventId;
-  let epoch = options.epoch;
-  let failures = 0;
+  const position: StreamPosition = { cursor: options.lastEventId, epoch: options.epoch };
   const query =
     options.maxQueued === undefined ? '' : `?maxQueued=${encodeURIComponent(String(options.maxQueued))}`;
+  const path = sessionPath(sessionId, `/events${query}`);
+  let failures = 0;
   for (;;) {
     if (signal?.aborted) return;
     let lastError: unknown;
     let progressed = false;
     const connection = new AbortController();
     try {
-      const headers: Record<string, string> = { Accept: 'text/event-stream' };
-      if (cursor !== undefined) {
-        headers['Last-Event-ID'] = String(cursor);
-        if (epoch !== undefined) headers[EVENT_EPOCH_HEADER] = epoch;
-      }
-      const connect = timeoutController(connectTimeoutMs);
-      let response: Response;
-      try {
-        response = await core.send('GET', sessionPath(sessionId, `/events${query}`), {
-          clientId: options.clientId,
-          headers,
-          timeout: false,
-          signal: anySignal([signal, connection.signal, connect.signal]),
-        });
-      } finally {
-        connect.clear();
-      }
-      if (!response.ok) throw await errorFrom(response, 'GET /session/:id/events');
-      const type = response.headers.get('Content-Type') ?? '';
-      if (!type.toLowerCase().includes('text/event-stream') || response.body === null) {
-        await discard(response);
-        throw new DaemonProtocolError(`GET /session/:id/events: expected text/event-stream, got "${type}"`);
-      }
-      const seenEpoch = response.headers.get(EVENT_EPOCH_HEADER);
-      if (seenEpoch !== null && seenEpoch !== '' && seenEpoch !== epoch) {
-        epoch = seenEpoch;
-        options.onEpoch?.(seenEpoch);
-      }
-      options.onSseStreamAccepted?.(response.headers.get(SSE_STREAM_ID_HEADER) ?? undefined);
-      for await (const event of readEventStream(response.body, undefined, reconnect.idleTimeoutMs)) {
+      const body = await openStream(core, connectTimeoutMs, path, position, options, connection.signal);
+      for await (const event of readEventStream(body, undefined, reconnect.idleTimeoutMs)) {
         if (event.id !== undefined) {
           // only bus events count as progress: a stream that keeps closing after its
           // synthetic replay_complete must spend attempts, not loop at the first backoff
           progressed = true;
-          cursor = event.id;
+          position.cursor = event.id;
         }
         yield event;
         if (event.type === EVENT_TYPES.sessionClosed) return;
       }
     } catch (error) {
       if (signal?.aborted) return;
-      if (error instanceof DaemonProtocolError) throw error;
-      // re-opening is idempotent: besides 429/503, a proxy's 502/504 (upstream briefly away) is
-      // as transient as the refused connection a direct client would see
-      if (error instanceof DaemonHttpError && !error.retryable && !GATEWAY_STATUSES.has(error.status))
-        throw error;
+      if (isFinal(error)) throw error;
       lastError = error;
     } finally {
       connection.abort();

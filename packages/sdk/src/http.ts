@@ -124,3 +124,8 @@ export async function errorFrom(response: Response, label: string): Promise<Daem
 export function sessionPath(sessionId: string, rest = ''): string {
   return `/session/${encodeURIComponent(sessionId)}${rest}`;
 }
+
+/** `/session/<id>/pending-prompts/<promptId>` with both ids escaped. */
+export function pendingPromptPath(sessionId: string, promptId: string): string {
+  return sessionPath(sessionId, `/pending-prompts/${encodeURIComponent(promptId)}`);
+}

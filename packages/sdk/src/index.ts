@@ -1,12 +1,8 @@
-export { DaemonClient, DEFAULT_FETCH_TIMEOUT_MS } from './daemon-client.js';
-export type {
-  BranchSessionRequest,
-  CreateSessionRequest,
-  DaemonClientOptions,
-  PromptRequest,
-  RestoreSessionRequest,
-} from './daemon-client.js';
-export { DaemonSessionClient, MAX_EARLY_TERMINAL_EVENTS } from './daemon-session-client.js';
+export { DaemonClient } from './daemon-client.js';
+export type { DaemonClientOptions } from './daemon-client.js';
+export type { PromptRequest } from './prompt-post.js';
+export type { BranchSessionRequest, CreateSessionRequest, RestoreSessionRequest } from './requests.js';
+export { DaemonSessionClient } from './daemon-session-client.js';
 export type {
   DaemonSessionClientOptions,
   DaemonSessionSubscribeOptions,
@@ -21,11 +17,13 @@ export {
   DaemonTurnError,
   isDaemonTurnError,
 } from './errors.js';
-export { DEFAULT_RECONNECT } from './events.js';
 export type { DaemonEvent, ReconnectOptions, SubscribeOptions } from './events.js';
 export type { FetchLike } from './http.js';
-export { DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION, normalizePendingPromptLimit } from './options.js';
-export { parseRetryAfter } from './retry-after.js';
+export {
+  DEFAULT_FETCH_TIMEOUT_MS,
+  DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION,
+  DEFAULT_RECONNECT,
+} from './defaults.js';
 export { matchTurnEvent } from './turn.js';
 export { withRetry } from './with-retry.js';
 export type { RetryOptions } from './with-retry.js';

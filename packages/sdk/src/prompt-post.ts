@@ -23,10 +23,8 @@ function isAccepted(value: unknown): value is PromptAccepted {
 }
 
 /**
- * `POST /session/:id/prompt` (PROTOCOL §5) → the `202` envelope, a blocking daemon's `200`
- * result, {@link DaemonPendingPromptLimitError} for `503 prompt_queue_full` (server figures,
- * `Retry-After`), a `DaemonHttpError` for any other failure, a {@link DaemonProtocolError} for an
- * unreadable answer. Never subject to the short-request timeout: a blocking turn takes minutes.
+ * `POST /session/:id/prompt` (PROTOCOL §5): the `202` envelope or a blocking daemon's result;
+ * never under the short-request timeout, since a blocking turn takes minutes.
  */
 export async function postPrompt(
   core: HttpCore,

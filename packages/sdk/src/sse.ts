@@ -1,9 +1,7 @@
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import type { EventEnvelope } from '@sluice/protocol';
+import { DEFAULT_MAX_SSE_BUFFER } from './defaults.js';
 import { DaemonProtocolError } from './errors.js';
-
-/** Largest partial frame the SSE reader buffers (characters); a stream without frame breaks is refused. */
-export const DEFAULT_MAX_SSE_BUFFER = 8 * 1024 * 1024;
 
 /**
  * Reads one event's `data:` JSON into an envelope; `undefined` (dropped) for anything that is
@@ -24,10 +22,8 @@ export function parseEnvelope(data: string): EventEnvelope | undefined {
 }
 
 /**
- * Yields the envelopes of an SSE body as they arrive, one chunk at a time, so a consumer
- * that stops pulling stops the reading (the socket then applies backpressure). Cancels the
- * body when the consumer leaves early. With `idleTimeoutMs` (> 0), a read that gets no bytes
- * for that long throws a `TimeoutError`: time the consumer spends between pulls never counts.
+ * Yields the envelopes of an SSE body as they arrive, reading only while the consumer pulls;
+ * with `idleTimeoutMs` (> 0) a read that gets no bytes for that long throws a `TimeoutError`.
  */
 export async function* readEventStream(
   body: ReadableStream<Uint8Array>,

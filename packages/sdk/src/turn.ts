@@ -1,4 +1,10 @@
-import { EVENT_TYPES, type PromptResult, type TurnErrorData, type EventEnvelope } from '@sluice/protocol';
+import {
+  EVENT_TYPES,
+  type EventEnvelope,
+  type PromptResult,
+  type StateResyncRequiredData,
+  type TurnErrorData,
+} from '@sluice/protocol';
 import { DaemonTurnError } from './errors.js';
 
 function promptIdOf(event: EventEnvelope): string | undefined {
@@ -33,4 +39,23 @@ export function settleTerminal(event: EventEnvelope): PromptResult {
   if (event.type === EVENT_TYPES.turnError) throw new DaemonTurnError(event as EventEnvelope<TurnErrorData>);
   const data = (event.data ?? {}) as Record<string, unknown>;
   return { ...data, stopReason: typeof data['stopReason'] === 'string' ? data['stopReason'] : 'end_turn' };
+}
+
+/**
+ * Spots a reset of the daemon's bus (`state_resync_required {reason:'epoch_reset'}`): after
+ * it, the replayed ring cannot hold the ends of prompts admitted before the reset.
+ */
+export class EpochResetWatch {
+  private resyncing = false;
+
+  /** True at the `replay_complete` that ends an `epoch_reset` replay. */
+  replayEnded(event: EventEnvelope): boolean {
+    if (event.type === EVENT_TYPES.stateResyncRequired)
+      this.resyncing ||= (event.data as StateResyncRequiredData | null)?.reason === 'epoch_reset';
+    else if (event.type === EVENT_TYPES.replayComplete && this.resyncing) {
+      this.resyncing = false;
+      return true;
+    }
+    return false;
+  }
 }

@@ -1,6 +1,7 @@
 import { sleep } from './abort.js';
 import { cappedRetryDelay } from './backoff.js';
-import { nonNegativeInteger, positiveNumber } from './options.js';
+import { DEFAULT_RETRY } from './defaults.js';
+import { nonNegativeInteger, positiveNumber } from './validate.js';
 
 /** Options of {@link withRetry}. */
 export interface RetryOptions {
@@ -31,19 +32,17 @@ function retryAfterOf(error: unknown): number | undefined {
 }
 
 /**
- * Runs `fn` and retries it while it fails with a retryable error (a `503 prompt_queue_full`,
- * `429`, `503` …). Each wait is the server's `Retry-After` (if any) plus a jittered exponential
- * backoff, so callers refused together do not come back together, and never longer than
- * `capMs`; when the server asks for more than `capMs` the error is rethrown instead of
- * retrying early. `fn` gets the attempt number (0-based).
+ * Runs `fn` (given the 0-based attempt) again while it fails with a retryable error, waiting
+ * the server's `Retry-After` plus jitter so refused callers spread out; a `Retry-After` beyond
+ * `capMs` rethrows instead of retrying early.
  */
 export async function withRetry<T>(
   fn: (attempt: number) => Promise<T>,
   options: RetryOptions = {},
 ): Promise<T> {
-  const retries = nonNegativeInteger('retries', options.retries ?? 3);
-  const baseMs = positiveNumber('baseMs', options.baseMs ?? 250);
-  const capMs = positiveNumber('capMs', options.capMs ?? 10_000);
+  const retries = nonNegativeInteger('retries', options.retries ?? DEFAULT_RETRY.retries);
+  const baseMs = positiveNumber('baseMs', options.baseMs ?? DEFAULT_RETRY.baseMs);
+  const capMs = positiveNumber('capMs', options.capMs ?? DEFAULT_RETRY.capMs);
   const shouldRetry = options.shouldRetry ?? isRetryable;
   for (let attempt = 0; ; attempt++) {
     options.signal?.throwIfAborted();

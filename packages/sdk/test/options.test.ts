@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { DaemonClient, DaemonSessionClient, normalizePendingPromptLimit } from '../src/index.js';
+import { DaemonClient, DaemonSessionClient } from '../src/index.js';
+import { normalizePendingPromptLimit } from '../src/validate.js';
 
 describe('BP-13 maxPendingPromptsPerSession takes the capability value directly', () => {
   test('BP-13 default 5; null, 0 and Infinity disable the local limit', () => {

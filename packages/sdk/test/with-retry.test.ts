@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { DaemonHttpError, DaemonPendingPromptLimitError, parseRetryAfter, withRetry } from '../src/index.js';
+import { DaemonHttpError, DaemonPendingPromptLimitError, withRetry } from '../src/index.js';
+import { parseRetryAfter } from '../src/retry-after.js';
 import { jitteredBackoff } from '../src/backoff.js';
 
 const full = (retryAfterMs?: number) =>

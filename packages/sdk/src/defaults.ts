@@ -1,0 +1,37 @@
+import type { ReconnectSettings } from './events.js';
+
+// Every default and bound of the SDK, each defined here once.
+
+/** Default per-call timeout of the short requests, in ms. */
+export const DEFAULT_FETCH_TIMEOUT_MS = 30_000;
+
+/** Local pending-prompt limit when the option is omitted (SPEC BP-1's default). */
+export const DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION = 5;
+
+/** First backoff ceiling of stream reconnects and of `withRetry`, in ms. */
+export const DEFAULT_BACKOFF_BASE_MS = 250;
+
+/** Defaults of `ReconnectOptions`. */
+export const DEFAULT_RECONNECT: ReconnectSettings = {
+  maxAttempts: 5,
+  baseMs: DEFAULT_BACKOFF_BASE_MS,
+  capMs: 5_000,
+  // three of the daemon's 15 s heartbeats
+  idleTimeoutMs: 45_000,
+};
+
+/** Defaults of `withRetry`'s options. */
+export const DEFAULT_RETRY = {
+  retries: 3,
+  baseMs: DEFAULT_BACKOFF_BASE_MS,
+  capMs: 10_000,
+} as const;
+
+/** Terminal events kept for prompts whose `202` is still being read (bounded, oldest dropped). */
+export const MAX_EARLY_TERMINAL_EVENTS = 256;
+
+/** Largest partial frame the SSE reader buffers (characters); a stream without frame breaks is refused. */
+export const DEFAULT_MAX_SSE_BUFFER = 8 * 1024 * 1024;
+
+/** Largest delay a timer can wait, in ms (docs/decisions/012-sdk-timer-range.md). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
