@@ -8,13 +8,14 @@ import { closedLoop } from './lib.js';
 import {
   CallIdGenerator,
   EchoProvider,
-  Job,
-  keepShape,
   MemoryJournal,
   ModelRuntime,
   Scheduler,
   systemClock,
 } from '../packages/runtime/dist/index.js';
+// The scheduler core's internals, reached directly: they are not part of the runtime's public face.
+import { Job } from '../packages/runtime/dist/scheduler/job.js';
+import { keepShape } from '../packages/runtime/dist/keep-shape.js';
 
 const request = { messages: [{ role: 'user', content: 'ping' }] };
 const idle = new AbortController().signal;

@@ -61,12 +61,3 @@ export { JOURNAL_SCHEMA_VERSION } from './journal/sqlite-schema.js';
 
 export { EchoProvider, estimateTokens, type EchoProviderOptions } from './providers/index.js';
 export { CallIdGenerator } from './ids.js';
-
-// The scheduler core's job and keepShape are internals; bench/scheduler-subjects.js builds its
-// "scheduler core" subject from them, so they stay here until the bench has another way in.
-export { Job } from './scheduler/job.js';
-export { keepShape } from './keep-shape.js';
-
-// TODO(lead): remove once daemon imports @sluice/runtime/queue
-/** @deprecated Import from `@sluice/runtime/queue`. */
-export { LinkedQueue, type QueueNode } from './scheduler/linked-queue.js';

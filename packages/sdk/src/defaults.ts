@@ -33,5 +33,5 @@ export const MAX_EARLY_TERMINAL_EVENTS = 256;
 /** Largest partial frame the SSE reader buffers (characters); a stream without frame breaks is refused. */
 export const DEFAULT_MAX_SSE_BUFFER = 8 * 1024 * 1024;
 
-/** Largest delay a timer can wait, in ms (docs/decisions/012-sdk-timer-range.md). */
+/** Largest delay a timer can wait, in ms (docs/decisions/013-sdk-timer-range.md). */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -1,5 +1,5 @@
 import type { AnyMessage } from '@agentclientprotocol/sdk';
-import { LinkedQueue } from '@sluice/runtime';
+import { LinkedQueue } from '@sluice/runtime/queue';
 import type { EventFrame, Subscription } from '../events/index.js';
 
 /** One message ready for the wire, with the bus event id it came from (for SSE `id:`). */

@@ -1,4 +1,4 @@
-import { LinkedQueue } from '@sluice/runtime';
+import { LinkedQueue } from '@sluice/runtime/queue';
 import type { ConversationMessage } from './agent.js';
 
 interface StoredMessage {

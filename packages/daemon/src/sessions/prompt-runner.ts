@@ -1,4 +1,4 @@
-import { LinkedQueue } from '@sluice/runtime';
+import { LinkedQueue } from '@sluice/runtime/queue';
 import type { AgentTurn, SessionUpdate } from './agent.js';
 import { PromptDeadlineExceededError, PromptQueueFullError, type SessionClosedError } from './errors.js';
 import {

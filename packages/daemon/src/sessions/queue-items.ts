@@ -1,4 +1,5 @@
-import type { QueueNode, TimerHandle } from '@sluice/runtime';
+import type { TimerHandle } from '@sluice/runtime';
+import type { QueueNode } from '@sluice/runtime/queue';
 import type { ContentBlock, StopReason } from './agent.js';
 
 /** What the caller of `sendPrompt` eventually gets: how the turn ended. */

@@ -1,4 +1,4 @@
-import { FakeClock } from '../../../runtime/test/helpers/fake-clock.js';
+import { FakeClock } from '@sluice/runtime/testing';
 import {
   SessionBridge,
   TERMINAL_EVENT_TYPES,

@@ -1,2 +1,0 @@
-// TODO(lead): remove once daemon tests import FakeClock from @sluice/runtime/testing
-export { FakeClock } from '../../src/testing/index.js';
