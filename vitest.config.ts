@@ -27,6 +27,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: [E2E_TESTS],
+          // Refuses to start on a missing bundle or one older than the sources.
+          globalSetup: ['scripts/bundle-freshness.ts'],
         },
       },
     ],
