@@ -17,6 +17,7 @@ import {
   type SessionScope,
   type SessionStore,
 } from '../sessions/index.js';
+import { nonNegativeInteger, positiveInteger, positiveIntegerOrInfinity } from '../validate.js';
 import { boundedStart, conversationOverlap, messageBytes } from './conversation-delta.js';
 import { InvalidCursorError, SessionStoreClosedError } from './errors.js';
 import { migrateSessionStore } from './session-store-schema.js';
@@ -503,19 +504,4 @@ function databasePath(path: string): string {
   if (typeof path !== 'string' || path === '' || path.startsWith('file:'))
     throw new RangeError(`path must be a database file path, got ${String(path)}`);
   return path;
-}
-
-function positiveInteger(name: string, value: number): number {
-  if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
-  throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
-}
-
-function positiveIntegerOrInfinity(name: string, value: number): number {
-  if (value === Infinity || (typeof value === 'number' && Number.isInteger(value) && value > 0)) return value;
-  throw new RangeError(`${name} must be a positive integer or Infinity, got ${String(value)}`);
-}
-
-function nonNegativeInteger(name: string, value: number): number {
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
-  throw new RangeError(`${name} must be a non-negative integer, got ${String(value)}`);
 }
