@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '@sluice/runtime';
 import { Command, Option } from 'commander';
 import type { AcpCommandOptions } from './acp.js';
 import { collectOrigin, integer, nonEmpty } from './argument-parsers.js';
@@ -25,7 +26,7 @@ export function buildProgram(): Command {
     .addOption(
       new Option('--sse-heartbeat-ms <ms>', 'SSE heartbeat interval')
         .hideHelp()
-        .argParser(integer(1, 2 ** 31 - 1)),
+        .argParser(integer(1, MAX_TIMER_MS)),
     )
 
     .action(async (options: ServeOptions) => {
