@@ -3,6 +3,13 @@ import { MAX_RING_SIZE } from './events/index.js';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** Default of {@link DaemonConfig.dataDir}. */
+export const DEFAULT_DATA_DIR = '.sluice';
+/** Default of {@link DaemonConfig.echoDelayMs}: the echo model answers at once. */
+export const DEFAULT_ECHO_DELAY_MS = 0;
+/** Default of {@link DaemonConfig.drainTimeoutMs}. */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+
 /**
  * The daemon's configuration as the CLI (or a host) supplies it: every field optional, with the
  * documented defaults. Validated by {@link resolveDaemonConfig}.

@@ -4,22 +4,20 @@ import Database from 'better-sqlite3';
 import {
   DEFAULT_MAX_CONVERSATION_BYTES,
   DEFAULT_MAX_CONVERSATION_MESSAGES,
-  InvalidSessionCursorError,
-  decodeListCursor,
-  encodeListCursor,
-  isConversationMessage,
-  listPageSize,
   type ConversationMessage,
-  type ListPosition,
   type SessionListOptions,
   type SessionListPage,
   type SessionRecord,
-  type SessionScope,
   type SessionStore,
 } from '../sessions/index.js';
-import { boundedStart, conversationOverlap, messageBytes } from './conversation-delta.js';
-import { InvalidCursorError, SessionStoreClosedError } from './errors.js';
+import { nonNegativeInteger, positiveInteger, positiveIntegerOrInfinity } from '../validate.js';
+import { ConversationCache } from './conversation-cache.js';
+import { boundedStart, conversationOverlap } from './conversation-delta.js';
+import { SessionStoreClosedError } from './errors.js';
+import { checkRecord, copyMessage, fromMessageRow, toMetadata } from './session-record-codec.js';
+import { SessionStoreListing } from './session-store-listing.js';
 import { migrateSessionStore } from './session-store-schema.js';
+import { SessionStoreStatements, type Position } from './session-store-statements.js';
 
 /** Default of {@link SqliteSessionStoreOptions.maxSessions}. */
 export const DEFAULT_SQLITE_STORE_MAX_SESSIONS = 1024;
@@ -60,42 +58,6 @@ export interface SqliteSessionStoreOptions {
   walAutocheckpointPages?: number;
 }
 
-interface SessionRow {
-  session_id: string;
-  workspace_cwd: string;
-  cwd: string;
-  scope: SessionScope;
-  created_at: number;
-  updated_at: number;
-  display_name: string | null;
-  forked_from_session_id: string | null;
-  first_seq: number;
-  next_seq: number;
-}
-
-interface MessageRow {
-  role: ConversationMessage['role'];
-  content: string;
-  name: string | null;
-  tool_call_id: string | null;
-}
-
-interface Position {
-  first_seq: number;
-  next_seq: number;
-  revision: number;
-}
-
-/** What this store last saved of one session: its messages `[firstSeq, firstSeq + messages.length)`. */
-interface CachedConversation {
-  revision: number;
-  messages: readonly ConversationMessage[];
-  bytes: number;
-}
-
-const SESSION_COLUMNS =
-  'session_id, workspace_cwd, cwd, scope, created_at, updated_at, display_name, forked_from_session_id, first_seq, next_seq';
-
 /**
  * A {@link SessionStore} in SQLite, in the journal's database file, next to the journal's
  * tables and open at the same time as `SqliteJournal` (WAL, `busy_timeout`, one short
@@ -117,30 +79,14 @@ export class SqliteSessionStore implements SessionStore {
   readonly maxCacheBytes: number;
 
   private readonly db: Database.Database;
-  private readonly selectSession: Database.Statement<[string], SessionRow>;
-  private readonly selectPosition: Database.Statement<[string], Position>;
-  private readonly selectMessages: Database.Statement<[string], MessageRow>;
-  private readonly insertMessage: Database.Statement<
-    [string, number, string, string, string | null, string | null]
-  >;
-  private readonly deleteMessagesBefore: Database.Statement<[string, number]>;
-  private readonly deleteAllMessages: Database.Statement<[string]>;
-  private readonly upsertSession: Database.Statement<unknown[]>;
-  private readonly deleteSessionRow: Database.Statement<[string]>;
-  private readonly nextSavedOrder: Database.Statement<[], number>;
-  private readonly countSessions: Database.Statement<[], number>;
-  private readonly selectLeastRecentlySaved: Database.Statement<[number], string>;
-  private readonly listFirstPage: Database.Statement<[string, number], SessionRow>;
-  private readonly listNextPage: Database.Statement<[string, number, number, string, number], SessionRow>;
+  private readonly sql: SessionStoreStatements;
+  private readonly listing: SessionStoreListing;
+  private readonly cache: ConversationCache;
   private readonly saveTransaction: (
     record: SessionRecord,
     messages: readonly ConversationMessage[],
   ) => number;
   private readonly deleteTransaction: (sessionId: string) => boolean;
-
-  /** Least recently used first. */
-  private readonly cache = new Map<string, CachedConversation>();
-  private cacheBytes = 0;
   private closed = false;
 
   /** Opens (creating when missing) the file, switches it to WAL and migrates the store's tables. */
@@ -173,66 +119,17 @@ export class SqliteSessionStore implements SessionStore {
       'walAutocheckpointPages',
       options.walAutocheckpointPages ?? DEFAULT_SQLITE_STORE_WAL_AUTOCHECKPOINT_PAGES,
     );
+    this.cache = new ConversationCache(this.maxCacheBytes);
 
-    if (this.path !== ':memory:') mkdirSync(dirname(this.path), { recursive: true });
-    this.db = new Database(this.path);
+    this.db = openDatabase(this.path, { busyTimeoutMs, synchronous, walAutocheckpointPages });
     try {
-      this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-      const mode = this.db.pragma('journal_mode = WAL', { simple: true });
-      if (mode !== 'wal' && this.path !== ':memory:')
-        throw new Error(`Session store "${this.path}" cannot use WAL mode (got ${String(mode)})`);
-      this.db.pragma(`synchronous = ${synchronous}`);
-      this.db.pragma(`wal_autocheckpoint = ${walAutocheckpointPages}`);
-      migrateSessionStore(this.db);
-
-      const db = this.db;
-      this.selectSession = db.prepare(`SELECT ${SESSION_COLUMNS} FROM sluice_sessions WHERE session_id = ?`);
-      this.selectPosition = db.prepare(
-        'SELECT first_seq, next_seq, revision FROM sluice_sessions WHERE session_id = ?',
-      );
-      this.selectMessages = db.prepare(
-        'SELECT role, content, name, tool_call_id FROM sluice_session_messages WHERE session_id = ? ORDER BY seq',
-      );
-      this.insertMessage = db.prepare(
-        `INSERT INTO sluice_session_messages (session_id, seq, role, content, name, tool_call_id)
-         VALUES (?, ?, ?, ?, ?, ?)`,
-      );
-      this.deleteMessagesBefore = db.prepare(
-        'DELETE FROM sluice_session_messages WHERE session_id = ? AND seq < ?',
-      );
-      this.deleteAllMessages = db.prepare('DELETE FROM sluice_session_messages WHERE session_id = ?');
-      this.upsertSession = db.prepare(
-        `INSERT INTO sluice_sessions (${SESSION_COLUMNS}, revision, saved_order)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (session_id) DO UPDATE SET
-           workspace_cwd = excluded.workspace_cwd, cwd = excluded.cwd, scope = excluded.scope,
-           created_at = excluded.created_at, updated_at = excluded.updated_at,
-           display_name = excluded.display_name, forked_from_session_id = excluded.forked_from_session_id,
-           first_seq = excluded.first_seq, next_seq = excluded.next_seq,
-           revision = excluded.revision, saved_order = excluded.saved_order`,
-      );
-      this.deleteSessionRow = db.prepare('DELETE FROM sluice_sessions WHERE session_id = ?');
-      this.nextSavedOrder = db
-        .prepare<[], number>('SELECT coalesce(max(saved_order), 0) + 1 FROM sluice_sessions')
-        .pluck();
-      this.countSessions = db.prepare<[], number>('SELECT count(*) FROM sluice_sessions').pluck();
-      this.selectLeastRecentlySaved = db
-        .prepare<[number], string>('SELECT session_id FROM sluice_sessions ORDER BY saved_order LIMIT ?')
-        .pluck();
-      this.listFirstPage = db.prepare(
-        `SELECT ${SESSION_COLUMNS} FROM sluice_sessions WHERE workspace_cwd = ?
-         ORDER BY created_at DESC, session_id DESC LIMIT ?`,
-      );
-      this.listNextPage = db.prepare(
-        `SELECT ${SESSION_COLUMNS} FROM sluice_sessions
-         WHERE workspace_cwd = ? AND (created_at < ? OR (created_at = ? AND session_id < ?))
-         ORDER BY created_at DESC, session_id DESC LIMIT ?`,
-      );
-      this.saveTransaction = db.transaction(
+      this.sql = new SessionStoreStatements(this.db);
+      this.listing = new SessionStoreListing(this.db);
+      this.saveTransaction = this.db.transaction(
         (record: SessionRecord, messages: readonly ConversationMessage[]): number =>
           this.write(record, messages),
       ).immediate;
-      this.deleteTransaction = db.transaction((sessionId: string) => this.remove(sessionId)).immediate;
+      this.deleteTransaction = this.db.transaction((sessionId: string) => this.remove(sessionId)).immediate;
     } catch (error) {
       this.db.close();
       throw error;
@@ -256,10 +153,10 @@ export class SqliteSessionStore implements SessionStore {
     try {
       revision = this.saveTransaction(record, messages);
     } catch (error) {
-      this.forget(record.sessionId);
+      this.cache.forget(record.sessionId);
       throw error;
     }
-    this.remember(record.sessionId, revision, messages.map(copyMessage));
+    this.cache.remember(record.sessionId, revision, messages.map(copyMessage));
   }
 
   /** The stored record, or `undefined` when the store has none for `sessionId`. */
@@ -267,16 +164,16 @@ export class SqliteSessionStore implements SessionStore {
     this.checkOpen();
     if (typeof sessionId !== 'string') return undefined;
     const read = this.db.transaction(() => {
-      const row = this.selectSession.get(sessionId);
+      const row = this.sql.selectSession.get(sessionId);
       if (row === undefined) return undefined;
-      const position = this.selectPosition.get(sessionId);
-      const messages = this.selectMessages.all(sessionId).map(fromMessageRow);
+      const position = this.sql.selectPosition.get(sessionId);
+      const messages = this.sql.selectMessages.all(sessionId).map(fromMessageRow);
       return { row, revision: position?.revision ?? 0, messages };
     });
     const found = read();
     if (found === undefined) return undefined;
     const { row, revision, messages } = found;
-    this.remember(sessionId, revision, messages);
+    this.cache.remember(sessionId, revision, messages);
     const record: SessionRecord = { ...toMetadata(row), conversation: messages.map(copyMessage) };
     return record;
   }
@@ -289,29 +186,13 @@ export class SqliteSessionStore implements SessionStore {
    */
   async list(workspaceCwd: string, options: SessionListOptions = {}): Promise<SessionListPage> {
     this.checkOpen();
-    const size = listPageSize(options.size);
-    let rows: SessionRow[];
-    if (options.cursor === undefined) rows = this.listFirstPage.all(workspaceCwd, size + 1);
-    else {
-      const { createdAt, sessionId } = decodeCursor(options.cursor);
-      rows = this.listNextPage.all(workspaceCwd, createdAt, createdAt, sessionId, size + 1);
-    }
-    const page: SessionListPage = {
-      sessions: rows.slice(0, size).map((row) => ({
-        ...toMetadata(row),
-        messageCount: row.next_seq - row.first_seq,
-      })),
-    };
-    const last = rows.length > size ? rows[size - 1] : undefined;
-    if (last !== undefined)
-      page.nextCursor = encodeListCursor({ createdAt: last.created_at, sessionId: last.session_id });
-    return page;
+    return this.listing.page(workspaceCwd, options);
   }
 
   /** Deletes a stored session and its history; resolves `false` when there was none. */
   async delete(sessionId: string): Promise<boolean> {
     this.checkOpen();
-    this.forget(sessionId);
+    this.cache.forget(sessionId);
     return this.deleteTransaction(sessionId);
   }
 
@@ -320,31 +201,30 @@ export class SqliteSessionStore implements SessionStore {
     if (this.closed) return;
     this.closed = true;
     this.cache.clear();
-    this.cacheBytes = 0;
     this.db.close();
   }
 
   /** Runs inside the save transaction; returns the session's new revision. */
   private write(record: SessionRecord, messages: readonly ConversationMessage[]): number {
     const { sessionId } = record;
-    const position = this.selectPosition.get(sessionId);
+    const position = this.sql.selectPosition.get(sessionId);
     let firstSeq = position?.first_seq ?? 0;
     let nextSeq = position?.next_seq ?? 0;
     const stored = position === undefined ? [] : this.storedMessages(sessionId, position);
     if (stored === undefined) {
       // The stored rows do not match the session's bookkeeping: start its history afresh.
-      this.deleteAllMessages.run(sessionId);
+      this.sql.deleteAllMessages.run(sessionId);
       firstSeq = nextSeq;
     }
     const kept = stored === undefined ? 0 : conversationOverlap(stored, messages);
     const trimmed = (stored?.length ?? 0) - kept;
     if (trimmed > 0) {
       firstSeq += trimmed;
-      this.deleteMessagesBefore.run(sessionId, firstSeq);
+      this.sql.deleteMessagesBefore.run(sessionId, firstSeq);
     }
     for (let index = kept; index < messages.length; index++) {
       const message = messages[index] as ConversationMessage;
-      this.insertMessage.run(
+      this.sql.insertMessage.run(
         sessionId,
         nextSeq++,
         message.role,
@@ -354,7 +234,7 @@ export class SqliteSessionStore implements SessionStore {
       );
     }
     const revision = (position?.revision ?? 0) + 1;
-    this.upsertSession.run(
+    this.sql.upsertSession.run(
       sessionId,
       record.workspaceCwd,
       record.cwd,
@@ -366,7 +246,7 @@ export class SqliteSessionStore implements SessionStore {
       firstSeq,
       nextSeq,
       revision,
-      this.nextSavedOrder.get() ?? 1,
+      this.sql.nextSavedOrder.get() ?? 1,
     );
     if (position === undefined && this.maxSessions !== Infinity) this.evictBeyondLimit(sessionId);
     return revision;
@@ -377,125 +257,31 @@ export class SqliteSessionStore implements SessionStore {
    * read back. `undefined` when the rows do not match the session's `[first_seq, next_seq)`.
    */
   private storedMessages(sessionId: string, position: Position): readonly ConversationMessage[] | undefined {
-    const cached = this.cache.get(sessionId);
-    if (cached !== undefined && cached.revision === position.revision) return cached.messages;
-    const messages = this.selectMessages.all(sessionId).map(fromMessageRow);
+    const cached = this.cache.messages(sessionId, position.revision);
+    if (cached !== undefined) return cached;
+    const messages = this.sql.selectMessages.all(sessionId).map(fromMessageRow);
     return messages.length === position.next_seq - position.first_seq ? messages : undefined;
   }
 
   private evictBeyondLimit(savedSessionId: string): void {
-    let excess = (this.countSessions.get() ?? 0) - this.maxSessions;
+    let excess = (this.sql.countSessions.get() ?? 0) - this.maxSessions;
     if (excess <= 0) return;
-    for (const sessionId of this.selectLeastRecentlySaved.all(excess + 1)) {
+    for (const sessionId of this.sql.selectLeastRecentlySaved.all(excess + 1)) {
       if (excess === 0) break;
       if (sessionId === savedSessionId) continue;
       this.remove(sessionId);
-      this.forget(sessionId);
+      this.cache.forget(sessionId);
       excess--;
     }
   }
 
   private remove(sessionId: string): boolean {
-    this.deleteAllMessages.run(sessionId);
-    return this.deleteSessionRow.run(sessionId).changes > 0;
-  }
-
-  private remember(sessionId: string, revision: number, messages: readonly ConversationMessage[]): void {
-    this.forget(sessionId);
-    if (this.maxCacheBytes === 0) return;
-    let bytes = 0;
-    for (const message of messages) bytes += messageBytes(message);
-    if (bytes > this.maxCacheBytes) return;
-    this.cache.set(sessionId, { revision, messages, bytes });
-    this.cacheBytes += bytes;
-    for (const [oldest, entry] of this.cache) {
-      if (this.cacheBytes <= this.maxCacheBytes) break;
-      this.cache.delete(oldest);
-      this.cacheBytes -= entry.bytes;
-    }
-  }
-
-  private forget(sessionId: string): void {
-    const entry = this.cache.get(sessionId);
-    if (entry === undefined) return;
-    this.cache.delete(sessionId);
-    this.cacheBytes -= entry.bytes;
+    this.sql.deleteAllMessages.run(sessionId);
+    return this.sql.deleteSessionRow.run(sessionId).changes > 0;
   }
 
   private checkOpen(): void {
     if (this.closed) throw new SessionStoreClosedError(this.path);
-  }
-}
-
-function toMetadata(row: SessionRow): Omit<SessionRecord, 'conversation'> {
-  const metadata: Omit<SessionRecord, 'conversation'> = {
-    sessionId: row.session_id,
-    workspaceCwd: row.workspace_cwd,
-    cwd: row.cwd,
-    scope: row.scope,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-  if (row.display_name !== null) metadata.displayName = row.display_name;
-  if (row.forked_from_session_id !== null) metadata.forkedFrom = { sessionId: row.forked_from_session_id };
-  return metadata;
-}
-
-function fromMessageRow(row: MessageRow): ConversationMessage {
-  const message: ConversationMessage = { role: row.role, content: row.content };
-  if (row.name !== null) message.name = row.name;
-  if (row.tool_call_id !== null) message.toolCallId = row.tool_call_id;
-  return message;
-}
-
-function copyMessage(message: ConversationMessage): ConversationMessage {
-  const copy: ConversationMessage = { role: message.role, content: message.content };
-  if (message.name !== undefined) copy.name = message.name;
-  if (message.toolCallId !== undefined) copy.toolCallId = message.toolCallId;
-  return copy;
-}
-
-/** Validates every stored field, so that a malformed record fails its own save and nothing else. */
-function checkRecord(record: SessionRecord): void {
-  if (typeof record !== 'object' || record === null)
-    throw new TypeError(`session record must be an object, got ${String(record)}`);
-  for (const field of ['sessionId', 'workspaceCwd', 'cwd'] as const) {
-    const value: unknown = record[field];
-    if (typeof value !== 'string' || value === '')
-      throw new TypeError(`session record ${field} must be a non-empty string, got ${JSON.stringify(value)}`);
-  }
-  if (record.scope !== 'single' && record.scope !== 'thread')
-    throw new TypeError(
-      `session record scope must be 'single' or 'thread', got ${JSON.stringify(record.scope)}`,
-    );
-  for (const field of ['createdAt', 'updatedAt'] as const) {
-    const value: unknown = record[field];
-    if (typeof value !== 'number' || !Number.isFinite(value))
-      throw new TypeError(`session record ${field} must be a finite number (epoch ms), got ${String(value)}`);
-  }
-  if (record.displayName !== undefined && typeof record.displayName !== 'string')
-    throw new TypeError(`session record displayName must be a string, got ${String(record.displayName)}`);
-  if (
-    record.forkedFrom !== undefined &&
-    (typeof record.forkedFrom !== 'object' ||
-      record.forkedFrom === null ||
-      typeof record.forkedFrom.sessionId !== 'string')
-  )
-    throw new TypeError(`session record forkedFrom must be { sessionId: string }`);
-  if (!Array.isArray(record.conversation))
-    throw new TypeError(`session record conversation must be an array, got ${typeof record.conversation}`);
-  record.conversation.forEach((message: unknown, index) => {
-    if (!isConversationMessage(message))
-      throw new TypeError(`session record conversation[${index}] is not a conversation message`);
-  });
-}
-
-function decodeCursor(cursor: string): ListPosition {
-  try {
-    return decodeListCursor(cursor);
-  } catch (error) {
-    if (error instanceof InvalidSessionCursorError) throw new InvalidCursorError(String(cursor));
-    throw error;
   }
 }
 
@@ -505,17 +291,24 @@ function databasePath(path: string): string {
   return path;
 }
 
-function positiveInteger(name: string, value: number): number {
-  if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
-  throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
-}
-
-function positiveIntegerOrInfinity(name: string, value: number): number {
-  if (value === Infinity || (typeof value === 'number' && Number.isInteger(value) && value > 0)) return value;
-  throw new RangeError(`${name} must be a positive integer or Infinity, got ${String(value)}`);
-}
-
-function nonNegativeInteger(name: string, value: number): number {
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
-  throw new RangeError(`${name} must be a non-negative integer, got ${String(value)}`);
+/** Opens the file in WAL mode with the store's pragmas and migrates the store's tables. */
+function openDatabase(
+  path: string,
+  pragmas: { busyTimeoutMs: number; synchronous: 'NORMAL' | 'FULL'; walAutocheckpointPages: number },
+): Database.Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  try {
+    db.pragma(`busy_timeout = ${pragmas.busyTimeoutMs}`);
+    const mode = db.pragma('journal_mode = WAL', { simple: true });
+    if (mode !== 'wal' && path !== ':memory:')
+      throw new Error(`Session store "${path}" cannot use WAL mode (got ${String(mode)})`);
+    db.pragma(`synchronous = ${pragmas.synchronous}`);
+    db.pragma(`wal_autocheckpoint = ${pragmas.walAutocheckpointPages}`);
+    migrateSessionStore(db);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 }

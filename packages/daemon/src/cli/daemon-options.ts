@@ -1,0 +1,127 @@
+import { DEFAULT_SCHEDULER_LIMITS, MAX_TIMER_MS } from '@sluice/runtime';
+import { Option, type Command } from 'commander';
+import { DEFAULT_DATA_DIR, DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_ECHO_DELAY_MS } from '../config.js';
+import { DEFAULT_RING_SIZE, MAX_RING_SIZE } from '../events/event-bus.js';
+import { DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS } from '../permissions/permission-broker.js';
+import {
+  DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
+} from '../sessions/options.js';
+import { integer, nonEmpty } from './argument-parsers.js';
+
+// The defaults named in the help are the daemon's own constants, so that the help cannot drift
+// from what an unset flag means (test/cli/help-defaults.e2e.test.ts). They are imported from the
+// files that define them rather than the folders' index files: this module loads on every start,
+// and so does whatever it imports.
+
+/** The flags of the in-process daemon, shared by `serve` and `acp`, in the order the help lists them. */
+export function daemonOptions(command: Command): Command {
+  return shutdownOptions(modelOptions(sessionOptions(command)));
+}
+
+/** The workspace, its sessions and their prompts and events. */
+function sessionOptions(command: Command): Command {
+  return command
+    .option('--workspace <dir>', 'the served workspace (default: the current directory)', nonEmpty)
+    .addOption(
+      new Option('--max-pending-prompts-per-session <n>', 'outstanding prompts per session (0 = unlimited)')
+        .default(DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION)
+        .argParser(integer(0)),
+    )
+    .addOption(
+      new Option(
+        '--prompt-deadline-ms <ms>',
+        'deadline of every prompt from admission (default: none)',
+      ).argParser(integer(1, MAX_TIMER_MS)),
+    )
+    .addOption(
+      new Option(
+        '--max-sessions <n>',
+        `sessions over all workspaces (default: ${DEFAULT_MAX_SESSIONS})`,
+      ).argParser(integer(1)),
+    )
+    .addOption(
+      new Option(
+        '--max-sessions-per-workspace <n>',
+        `sessions in one workspace (default: ${DEFAULT_MAX_SESSIONS_PER_WORKSPACE})`,
+      ).argParser(integer(1)),
+    )
+    .addOption(
+      new Option(
+        '--event-ring-size <n>',
+        `events kept per session for replay (default: ${DEFAULT_RING_SIZE})`,
+      ).argParser(integer(1, MAX_RING_SIZE)),
+    );
+}
+
+/** The model scheduler's limits and the provider behind it. */
+function modelOptions(command: Command): Command {
+  const limits = DEFAULT_SCHEDULER_LIMITS;
+  return command
+    .addOption(
+      new Option(
+        '--model-max-concurrency <n>',
+        `model calls executing at once (default: ${limits.maxConcurrency})`,
+      ).argParser(integer(1)),
+    )
+    .addOption(
+      new Option(
+        '--model-max-queued <n>',
+        `model calls waiting for a slot (default: ${limits.maxQueued})`,
+      ).argParser(integer(0)),
+    )
+    .addOption(
+      new Option(
+        '--model-max-inflight <n>',
+        `model calls accepted and not yet cleaned up (default: ${limits.maxInflight}, at least --model-max-concurrency)`,
+      ).argParser(integer(1)),
+    )
+    .addOption(
+      new Option(
+        '--model-max-request-bytes <n>',
+        `largest model request in bytes (default: ${limits.maxRequestBytes})`,
+      ).argParser(integer(1)),
+    )
+    .addOption(
+      new Option(
+        '--model-timeout-ms <ms>',
+        `default model call timeout (default: ${limits.defaultTimeoutMs})`,
+      ).argParser(integer(1, MAX_TIMER_MS)),
+    )
+    .addOption(new Option('--provider <name>', 'model provider').choices(['echo', 'openai']).default('echo'))
+    .option('--model <name>', 'model name (required for openai)', nonEmpty)
+    .option(
+      '--base-url <url>',
+      'OpenAI-compatible base URL including /v1 (default env OPENAI_BASE_URL, then https://api.openai.com/v1)',
+      nonEmpty,
+    )
+    .addOption(
+      new Option(
+        '--echo-delay-ms <ms>',
+        `latency of the echo model (default: ${DEFAULT_ECHO_DELAY_MS})`,
+      ).argParser(integer(0, MAX_TIMER_MS)),
+    );
+}
+
+/** Where the journal lives, and how long shutdown and permission requests wait. */
+function shutdownOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--data-dir <dir>', 'directory of the journal')
+        .default(DEFAULT_DATA_DIR)
+        .argParser(nonEmpty),
+    )
+    .addOption(
+      new Option(
+        '--drain-timeout-ms <ms>',
+        `how long shutdown lets prompts finish (default: ${DEFAULT_DRAIN_TIMEOUT_MS})`,
+      ).argParser(integer(0, MAX_TIMER_MS)),
+    )
+    .addOption(
+      new Option(
+        '--permission-response-timeout-ms <ms>',
+        `an unanswered permission request picks a reject option after this long (0 = never; default ${DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS})`,
+      ).argParser(integer(0, MAX_TIMER_MS)),
+    );
+}
