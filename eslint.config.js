@@ -60,7 +60,24 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: `^(\\./|(\\.\\./)+)(${DAEMON_FOLDERS})/(?!index\\.js$)`,
+              regex: `^(\\.\\./)+(${DAEMON_FOLDERS})/(?!index\\.js$)`,
+              message: 'Import another folder through its index.ts.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The same for the files at the root of src/ (daemon.ts, index.ts, …).
+    files: ['packages/daemon/src/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^\\./(${DAEMON_FOLDERS})/(?!index\\.js$)`,
               message: 'Import another folder through its index.ts.',
             },
           ],
@@ -77,7 +94,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: `^(\\./|(\\.\\./)+)(${DAEMON_FOLDERS})/(?!index\\.js$)`,
+              regex: `^(\\.\\./)+(${DAEMON_FOLDERS})/(?!index\\.js$)`,
               message: 'Import another folder through its index.ts.',
             },
             { regex: '^(\\.\\./)+http/', message: 'acp/ must not import http/: shared code lives in wire/.' },

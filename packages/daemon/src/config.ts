@@ -1,14 +1,13 @@
 import { isAbsolute, resolve } from 'node:path';
-import { MAX_RING_SIZE } from './events/index.js';
-
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** Default of {@link DaemonConfig.dataDir}. */
-export const DEFAULT_DATA_DIR = '.sluice';
-/** Default of {@link DaemonConfig.echoDelayMs}: the echo model answers at once. */
-export const DEFAULT_ECHO_DELAY_MS = 0;
-/** Default of {@link DaemonConfig.drainTimeoutMs}. */
-export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+import { MAX_TIMER_MS } from '@sluice/runtime';
+import {
+  DEFAULT_DATA_DIR,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_ECHO_DELAY_MS,
+  DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS,
+  DEFAULT_RING_SIZE,
+  MAX_RING_SIZE,
+} from './defaults.js';
 
 /**
  * The daemon's configuration as the CLI (or a host) supplies it: every field optional, with the
@@ -95,26 +94,29 @@ const count = (min: 0 | 1, extra: { max?: number; default?: number } = {}): Rule
  */
 const RULES: Record<keyof DaemonConfig, Rule> = {
   workspace: { kind: 'string', nonEmpty: true },
-  dataDir: { kind: 'string', nonEmpty: true, default: '.sluice' },
+  dataDir: { kind: 'string', nonEmpty: true, default: DEFAULT_DATA_DIR },
   provider: { kind: 'enum', values: ['echo', 'openai'], default: 'echo' },
   model: { kind: 'string', nonEmpty: true },
   baseURL: { kind: 'httpUrl' },
   apiKey: { kind: 'string', nonEmpty: false },
-  echoDelayMs: count(0, { max: MAX_TIMER_MS, default: 0 }),
+  echoDelayMs: count(0, { max: MAX_TIMER_MS, default: DEFAULT_ECHO_DELAY_MS }),
   // SPEC BP-2: `0` or `Infinity` means unlimited (the bridge takes both).
   maxPendingPromptsPerSession: { kind: 'int', min: 0, default: 5, infinity: true },
   promptDeadlineMs: count(1, { max: MAX_TIMER_MS }),
   maxSessions: count(1),
   maxSessionsPerWorkspace: count(1),
-  eventRingSize: count(1, { max: MAX_RING_SIZE, default: 8000 }),
+  eventRingSize: count(1, { max: MAX_RING_SIZE, default: DEFAULT_RING_SIZE }),
   modelMaxConcurrency: count(1),
   modelMaxQueued: count(0),
   modelMaxInflight: count(1),
   modelMaxRequestBytes: count(1),
   modelTimeoutMs: count(1, { max: MAX_TIMER_MS }),
   terminalEventDelayMs: count(0, { max: 1000, default: 10 }),
-  permissionResponseTimeoutMs: count(0, { max: MAX_TIMER_MS, default: 300_000 }),
-  drainTimeoutMs: count(0, { max: MAX_TIMER_MS, default: 10_000 }),
+  permissionResponseTimeoutMs: count(0, {
+    max: MAX_TIMER_MS,
+    default: DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS,
+  }),
+  drainTimeoutMs: count(0, { max: MAX_TIMER_MS, default: DEFAULT_DRAIN_TIMEOUT_MS }),
 };
 
 function describe(value: unknown): string {

@@ -10,9 +10,7 @@ import {
 } from './config.js';
 import { PermissionBroker, withPermissions } from './permissions/index.js';
 import { SessionBridge, type Agent, type SessionStore, type TurnFailure } from './sessions/index.js';
-import { prepareDataDir } from './persistence/data-dir.js';
-import { lockDataDir } from './persistence/data-dir-lock.js';
-import { LazySqlitePersistence } from './persistence/lazy-sqlite-persistence.js';
+import { LazySqlitePersistence, lockDataDir, prepareDataDir } from './persistence/index.js';
 
 export {
   DaemonConfigError,

@@ -32,7 +32,6 @@ export {
   type PermissionBrokerOptions,
   type PermissionErrorCode,
 } from './permissions/index.js';
-export { SqliteSessionStore, type SqliteSessionStoreOptions } from './persistence/index.js';
 export {
   DaemonDrainingError,
   MemorySessionStore,

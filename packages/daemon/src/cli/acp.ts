@@ -1,6 +1,6 @@
 import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
-import { serveAcpStream } from '../acp/stdio.js';
+import { serveAcpStream } from '../acp/index.js';
 import { daemonFromFlags, logFromEnv, operatorLog, type ServeOptions } from './serve.js';
 
 /** Options of `sluice acp`: the daemon flags of `serve`, without the HTTP ones. */

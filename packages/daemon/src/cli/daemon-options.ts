@@ -1,19 +1,21 @@
 import { DEFAULT_SCHEDULER_LIMITS, MAX_TIMER_MS } from '@sluice/runtime';
 import { Option, type Command } from 'commander';
-import { DEFAULT_DATA_DIR, DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_ECHO_DELAY_MS } from '../config.js';
-import { DEFAULT_RING_SIZE, MAX_RING_SIZE } from '../events/event-bus.js';
-import { DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS } from '../permissions/permission-broker.js';
 import {
+  DEFAULT_DATA_DIR,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_ECHO_DELAY_MS,
   DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
-} from '../sessions/options.js';
+  DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS,
+  DEFAULT_RING_SIZE,
+  MAX_RING_SIZE,
+} from '../defaults.js';
 import { integer, nonEmpty } from './argument-parsers.js';
 
 // The defaults named in the help are the daemon's own constants, so that the help cannot drift
-// from what an unset flag means (test/cli/help-defaults.e2e.test.ts). They are imported from the
-// files that define them rather than the folders' index files: this module loads on every start,
-// and so does whatever it imports.
+// from what an unset flag means (test/cli/help-defaults.e2e.test.ts). They come from defaults.ts,
+// not the folders that use them: this module loads on every start, and so does what it imports.
 
 /** The flags of the in-process daemon, shared by `serve` and `acp`, in the order the help lists them. */
 export function daemonOptions(command: Command): Command {

@@ -10,8 +10,7 @@ import {
   type DaemonConfig,
   type DaemonParts,
 } from '../daemon.js';
-import { buildServer } from '../http/server.js';
-import { isLoopbackHost } from '../http/security.js';
+import { buildServer, isLoopbackHost } from '../http/index.js';
 import { LazyLogger } from './lazy-logger.js';
 
 /** Config keys as the flags that set them, for error messages. */

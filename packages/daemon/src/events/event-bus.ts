@@ -15,11 +15,9 @@ import {
   type StateResyncRequiredData,
 } from './frames.js';
 import { BusSubscription, type Subscription } from './subscription.js';
+import { DEFAULT_RING_SIZE, MAX_RING_SIZE } from '../defaults.js';
 
-/** Events kept for `Last-Event-ID` replay per session (PROTOCOL §6). */
-export const DEFAULT_RING_SIZE = 8000;
-/** Upper bound of `ringSize`, so that a typo cannot reserve unbounded memory per session. */
-export const MAX_RING_SIZE = 1_000_000;
+export { DEFAULT_RING_SIZE, MAX_RING_SIZE };
 /** Subscriptions one bus holds at once; more are refused with `subscriber_limit_exceeded`. */
 export const DEFAULT_MAX_SUBSCRIBERS = 64;
 /** Default per-subscriber queue bound (`?maxQueued=`), and its allowed range (PROTOCOL §6). */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS } from '../defaults.js';
 import { MAX_TIMER_MS, systemClock, type Clock, type TimerHandle } from '@sluice/runtime';
 import type { PermissionOption, PermissionOutcome, PermissionRequest } from '../sessions/index.js';
 import type { SessionEvent, SessionEventSink } from '../sessions/index.js';
@@ -9,8 +10,7 @@ import {
 } from './errors.js';
 import { parsePermissionOutcome, timeoutChoice, validatePermissionRequest } from './validation.js';
 
-/** Default of `responseTimeoutMs`: five minutes, the reference daemon's original default. */
-export const DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS = 300_000;
+export { DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS };
 /** Default of `maxOpenPerSession`. */
 export const DEFAULT_MAX_OPEN_PERMISSIONS_PER_SESSION = 16;
 /** Default of `maxResolvedRemembered`: resolved ids kept to answer late votes. */

@@ -2,18 +2,19 @@ import { isAbsolute, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '@sluice/runtime';
 import type { Agent } from './agent.js';
-import { DEFAULT_RING_SIZE, MAX_RING_SIZE } from '../events/index.js';
+import {
+  DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
+  DEFAULT_RING_SIZE,
+  MAX_RING_SIZE,
+} from '../defaults.js';
 import { integerInRange, positiveInteger, positiveIntegerOrInfinity } from '../validate.js';
 import type { ClosedBusRetention } from './session-buses.js';
 import type { SessionEventSink } from './session-events.js';
 import type { SessionStore } from './session-store.js';
 
-/** Default of `maxPendingPromptsPerSession` (SPEC BP-1). */
-export const DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION = 5;
-/** Default of `maxSessionsPerWorkspace`, advertised under `/capabilities` → `limits`. */
-export const DEFAULT_MAX_SESSIONS_PER_WORKSPACE = 32;
-/** Default of `maxSessions`, the cap over all workspaces. */
-export const DEFAULT_MAX_SESSIONS = 128;
+export { DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_WORKSPACE };
 /** Default of `maxClientsPerSession`. */
 export const DEFAULT_MAX_CLIENTS_PER_SESSION = 64;
 /** Default of `maxConversationMessages`. */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { boundedStart, conversationOverlap, sameMessage } from '../../src/persistence/conversation-delta.js';
-import { SqliteSessionStore } from '../../src/persistence/index.js';
+import { SqliteSessionStore } from '../../src/persistence/sqlite-session-store.js';
 import { ConversationLog, type ConversationMessage } from '../../src/sessions/index.js';
 
 // A tiny alphabet, so that repeated messages (the hard case for finding the overlap) are common.

@@ -6,10 +6,12 @@ import { JOURNAL_SCHEMA_VERSION, SqliteJournal, type ModelRequestRecord } from '
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import {
   SESSION_STORE_SCHEMA_VERSION,
-  SqliteSessionStore,
   sessionStoreSchemaVersion,
+} from '../../src/persistence/session-store-schema.js';
+import {
+  SqliteSessionStore,
   type SqliteSessionStoreOptions,
-} from '../../src/persistence/index.js';
+} from '../../src/persistence/sqlite-session-store.js';
 import { SESSION_EVENT, type ConversationMessage, type SessionRecord } from '../../src/sessions/index.js';
 import { flush, setup, text } from '../sessions/helpers.js';
 

@@ -5,16 +5,20 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import {
   InvalidCursorError,
+  SessionStoreClosedError,
+  SessionStoreSchemaTooNewError,
+} from '../../src/persistence/index.js';
+import {
   SESSION_STORE_COMPONENT,
   SESSION_STORE_MIGRATIONS,
   SESSION_STORE_SCHEMA_VERSION,
-  SessionStoreClosedError,
-  SessionStoreSchemaTooNewError,
-  SqliteSessionStore,
   migrateSessionStore,
   sessionStoreSchemaVersion,
+} from '../../src/persistence/session-store-schema.js';
+import {
+  SqliteSessionStore,
   type SqliteSessionStoreOptions,
-} from '../../src/persistence/index.js';
+} from '../../src/persistence/sqlite-session-store.js';
 import {
   ConversationLog,
   DEFAULT_MAX_CONVERSATION_BYTES,

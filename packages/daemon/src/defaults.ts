@@ -1,0 +1,27 @@
+/**
+ * The daemon's defaults and bounds, each defined once. The folders that use them re-export
+ * them; the CLI's help and the config's rules read them here, so that `--help` loads none of
+ * those folders (docs/decisions/009).
+ */
+
+/** Where the journal and the sessions live (`--data-dir`). */
+export const DEFAULT_DATA_DIR = '.sluice';
+/** The echo model answers at once (`--echo-delay-ms`). */
+export const DEFAULT_ECHO_DELAY_MS = 0;
+/** How long SIGTERM waits for pending prompts before cancelling them (`--drain-timeout-ms`). */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+
+/** Events kept for `Last-Event-ID` replay per session (PROTOCOL §6). */
+export const DEFAULT_RING_SIZE = 8000;
+/** Upper bound of `ringSize`, so that a typo cannot reserve unbounded memory per session. */
+export const MAX_RING_SIZE = 1_000_000;
+
+/** Default of `responseTimeoutMs`: five minutes, the reference daemon's original default. */
+export const DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS = 300_000;
+
+/** Default of `maxPendingPromptsPerSession` (SPEC BP-1). */
+export const DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION = 5;
+/** Default of `maxSessionsPerWorkspace`, advertised under `/capabilities` → `limits`. */
+export const DEFAULT_MAX_SESSIONS_PER_WORKSPACE = 32;
+/** Default of `maxSessions`, the cap over all workspaces. */
+export const DEFAULT_MAX_SESSIONS = 128;
