@@ -5,24 +5,24 @@
 
 /** An integer > 0. */
 export function positiveInteger(name: string, value: number): number {
-  if (Number.isInteger(value) && value > 0) return value;
+  if (Number.isSafeInteger(value) && value > 0) return value;
   throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
 }
 
 /** An integer >= 0. */
 export function nonNegativeInteger(name: string, value: number): number {
-  if (Number.isInteger(value) && value >= 0) return value;
+  if (Number.isSafeInteger(value) && value >= 0) return value;
   throw new RangeError(`${name} must be a non-negative integer, got ${String(value)}`);
 }
 
 /** An integer > 0, or `Infinity` for unlimited. */
 export function positiveIntegerOrInfinity(name: string, value: number): number {
-  if (value === Infinity || (Number.isInteger(value) && value > 0)) return value;
+  if (value === Infinity || (Number.isSafeInteger(value) && value > 0)) return value;
   throw new RangeError(`${name} must be a positive integer or Infinity, got ${String(value)}`);
 }
 
 /** An integer in `[min, max]`. */
 export function integerInRange(name: string, value: number, min: number, max: number): number {
-  if (Number.isInteger(value) && value >= min && value <= max) return value;
+  if (Number.isSafeInteger(value) && value >= min && value <= max) return value;
   throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${String(value)}`);
 }

@@ -16,6 +16,7 @@ import {
 } from './frames.js';
 import { BusSubscription, type Subscription } from './subscription.js';
 import { DEFAULT_RING_SIZE, MAX_RING_SIZE } from '../defaults.js';
+import { integerInRange } from '../validate.js';
 
 export { DEFAULT_RING_SIZE, MAX_RING_SIZE };
 /** Subscriptions one bus holds at once; more are refused with `subscriber_limit_exceeded`. */
@@ -224,9 +225,4 @@ export class EventBus {
     preamble.push(syntheticFrame('replay_complete', data, timestamp));
     return preamble;
   }
-}
-
-function integerInRange(name: string, value: number, min: number, max: number): number {
-  if (Number.isInteger(value) && value >= min && value <= max) return value;
-  throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${String(value)}`);
 }

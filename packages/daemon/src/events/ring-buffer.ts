@@ -1,3 +1,5 @@
+import { positiveInteger } from '../validate.js';
+
 /**
  * A fixed-capacity FIFO on a circular array: O(1) push, dequeue and indexed access, no
  * `Array#shift`. When full, `push` overwrites the oldest value and returns it. The backing
@@ -8,9 +10,10 @@ export class RingBuffer<T> {
   private head = 0;
   private count = 0;
 
-  constructor(readonly capacity: number) {
-    if (!Number.isSafeInteger(capacity) || capacity < 1)
-      throw new RangeError(`capacity must be a positive integer, got ${String(capacity)}`);
+  readonly capacity: number;
+
+  constructor(capacity: number) {
+    this.capacity = positiveInteger('capacity', capacity);
   }
 
   get length(): number {

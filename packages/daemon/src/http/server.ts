@@ -11,6 +11,7 @@ import { permissionRoutes } from './routes/permissions.js';
 import { promptRoutes } from './routes/prompts.js';
 import { sessionClientRoutes, sessionListRoutes, sessionRoutes } from './routes/sessions.js';
 import { securityGate } from './security.js';
+import { positiveInteger } from '../validate.js';
 
 /** Request bodies larger than this are refused with 413 (PROTOCOL §1). */
 export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -50,9 +51,7 @@ export interface ServerOptions {
  * PROTOCOL §3–§7 and one error mapping. Holds no business logic. Call `listen` on the result.
  */
 export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInstance {
-  const heartbeatMs = options.sseHeartbeatMs ?? DEFAULT_SSE_HEARTBEAT_MS;
-  if (!Number.isInteger(heartbeatMs) || heartbeatMs < 1)
-    throw new RangeError(`sseHeartbeatMs must be a positive integer, got ${String(heartbeatMs)}`);
+  const heartbeatMs = positiveInteger('sseHeartbeatMs', options.sseHeartbeatMs ?? DEFAULT_SSE_HEARTBEAT_MS);
   if (options.token !== undefined && options.token.length === 0)
     throw new RangeError('token must not be empty; omit it to run without auth on loopback');
 

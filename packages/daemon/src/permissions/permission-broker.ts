@@ -9,6 +9,7 @@ import {
   PermissionRequestNotFoundError,
 } from './errors.js';
 import { parsePermissionOutcome, timeoutChoice, validatePermissionRequest } from './validation.js';
+import { integerInRange } from '../validate.js';
 
 export { DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS };
 /** Default of `maxOpenPerSession`. */
@@ -76,11 +77,6 @@ interface ResolvedRecord {
   outcome: PermissionOutcome;
 }
 
-function boundedInteger(name: string, value: number, min: number, max: number): number {
-  if (Number.isInteger(value) && value >= min && value <= max) return value;
-  throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${String(value)}`);
-}
-
 /**
  * The daemon's permission broker (PROTOCOL §7, policy "first-responder"): an agent asks during
  * a turn, the request is published as `permission_request` on the session's stream, and the
@@ -105,19 +101,19 @@ export class PermissionBroker {
     this.sink = options.events;
     this.clock = options.clock ?? systemClock;
     this.newId = options.newId ?? randomUUID;
-    this.responseTimeoutMs = boundedInteger(
+    this.responseTimeoutMs = integerInRange(
       'permissionResponseTimeoutMs',
       options.responseTimeoutMs ?? DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS,
       0,
       Math.min(this.clock.maxTimerMs, MAX_TIMER_MS),
     );
-    this.maxOpenPerSession = boundedInteger(
+    this.maxOpenPerSession = integerInRange(
       'maxOpenPermissionsPerSession',
       options.maxOpenPerSession ?? DEFAULT_MAX_OPEN_PERMISSIONS_PER_SESSION,
       1,
       1_000_000,
     );
-    this.maxResolvedRemembered = boundedInteger(
+    this.maxResolvedRemembered = integerInRange(
       'maxResolvedPermissions',
       options.maxResolvedRemembered ?? DEFAULT_MAX_RESOLVED_PERMISSIONS,
       0,

@@ -6,6 +6,7 @@ import type {
   SessionStore,
   StoredSessionSummary,
 } from './session-store.js';
+import { positiveInteger } from '../validate.js';
 
 /** Default number of records a {@link MemorySessionStore} keeps. */
 export const DEFAULT_MEMORY_STORE_MAX_RECORDS = 1024;
@@ -17,9 +18,10 @@ export const DEFAULT_MEMORY_STORE_MAX_RECORDS = 1024;
 export class MemorySessionStore implements SessionStore {
   private readonly records = new Map<string, SessionRecord>();
 
-  constructor(readonly maxRecords = DEFAULT_MEMORY_STORE_MAX_RECORDS) {
-    if (!Number.isInteger(maxRecords) || maxRecords < 1)
-      throw new RangeError(`maxRecords must be a positive integer, got ${String(maxRecords)}`);
+  readonly maxRecords: number;
+
+  constructor(maxRecords = DEFAULT_MEMORY_STORE_MAX_RECORDS) {
+    this.maxRecords = positiveInteger('maxRecords', maxRecords);
   }
 
   /** Records held now. */

@@ -1,4 +1,5 @@
 import { InvalidSessionCursorError } from './errors.js';
+import { integerInRange } from '../validate.js';
 
 /** Default page size of a session listing (the reference daemon's default). */
 export const DEFAULT_SESSION_LIST_SIZE = 20;
@@ -47,7 +48,5 @@ export function decodeListCursor(cursor: unknown): ListPosition {
 
 /** Validates a page size: an integer in [1, 1000]. */
 export function listPageSize(size: number | undefined): number {
-  const value = size ?? DEFAULT_SESSION_LIST_SIZE;
-  if (Number.isInteger(value) && value >= 1 && value <= MAX_SESSION_LIST_SIZE) return value;
-  throw new RangeError(`size must be an integer in [1, ${MAX_SESSION_LIST_SIZE}], got ${String(size)}`);
+  return integerInRange('size', size ?? DEFAULT_SESSION_LIST_SIZE, 1, MAX_SESSION_LIST_SIZE);
 }

@@ -1,5 +1,6 @@
 import type { AcpDaemon } from '../acp-daemon.js';
 import { AcpHttpConnection, type AcpHttpConnectionLimits } from './acp-http-connection.js';
+import { positiveInteger } from '../../validate.js';
 
 /** Default cap of ACP connections per daemon. */
 export const DEFAULT_MAX_ACP_CONNECTIONS = 64;
@@ -15,11 +16,6 @@ export interface AcpHttpRegistryOptions extends Partial<AcpHttpConnectionLimits>
   maxConnections?: number;
   idleTimeoutMs?: number;
   log(error: unknown, context: string): void;
-}
-
-function positiveInteger(name: string, value: number): number {
-  if (Number.isSafeInteger(value) && value > 0) return value;
-  throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
 }
 
 /**
