@@ -4,6 +4,14 @@ import tseslint from 'typescript-eslint';
 /** Top-level folders of the daemon; each is one concept whose `index.ts` is its public face. */
 const DAEMON_FOLDERS = 'acp|agents|cli|events|http|permissions|persistence|sessions|wire';
 
+/** Refuses imports of a file inside another daemon folder, reached by the path prefix `up`. */
+function throughIndex(up) {
+  return {
+    regex: `^${up}(${DAEMON_FOLDERS})/(?!index\\.js$)`,
+    message: 'Import another folder through its index.ts.',
+  };
+}
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**'] },
   js.configs.recommended,
@@ -51,39 +59,15 @@ export default tseslint.config(
     },
   },
   {
-    // One daemon folder reaches another only through that folder's index.ts (ARCHITECTURE.md).
+    // One daemon folder reaches another only through that folder's index.ts (ARCHITECTURE.md)…
     files: ['packages/daemon/src/**/*.ts'],
     ignores: ['packages/daemon/src/acp/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: `^(\\.\\./)+(${DAEMON_FOLDERS})/(?!index\\.js$)`,
-              message: 'Import another folder through its index.ts.',
-            },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('(\\.\\./)+')] }] },
   },
   {
-    // The same for the files at the root of src/ (daemon.ts, index.ts, …).
+    // …the files at the root of src/ (daemon.ts, index.ts, …) too…
     files: ['packages/daemon/src/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: `^\\./(${DAEMON_FOLDERS})/(?!index\\.js$)`,
-              message: 'Import another folder through its index.ts.',
-            },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: [throughIndex('\\./')] }] },
   },
   {
     // …and ACP speaks to sessions, not to the HTTP layer: what both transports share is in wire/.
@@ -93,10 +77,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            {
-              regex: `^(\\.\\./)+(${DAEMON_FOLDERS})/(?!index\\.js$)`,
-              message: 'Import another folder through its index.ts.',
-            },
+            throughIndex('(\\.\\./)+'),
             { regex: '^(\\.\\./)+http/', message: 'acp/ must not import http/: shared code lives in wire/.' },
           ],
         },

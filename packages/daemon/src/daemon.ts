@@ -12,13 +12,6 @@ import { PermissionBroker, withPermissions } from './permissions/index.js';
 import { SessionBridge, type Agent, type SessionStore, type TurnFailure } from './sessions/index.js';
 import { LazySqlitePersistence, lockDataDir, prepareDataDir } from './persistence/index.js';
 
-export {
-  DaemonConfigError,
-  resolveDaemonConfig,
-  type DaemonConfig,
-  type ResolvedDaemonConfig,
-} from './config.js';
-
 /** Things a test or host may inject instead of what the config builds. */
 export interface DaemonParts {
   journal?: Journal;

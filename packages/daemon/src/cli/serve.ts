@@ -2,14 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { ModelProvider } from '@sluice/runtime';
 import type { FastifyInstance } from 'fastify';
-import {
-  createDaemon,
-  DaemonConfigError,
-  resolveDaemonConfig,
-  type Daemon,
-  type DaemonConfig,
-  type DaemonParts,
-} from '../daemon.js';
+import { DaemonConfigError, resolveDaemonConfig, type DaemonConfig } from '../config.js';
+import { createDaemon, type Daemon, type DaemonParts } from '../daemon.js';
 import { buildServer, isLoopbackHost } from '../http/index.js';
 import { LazyLogger } from './lazy-logger.js';
 

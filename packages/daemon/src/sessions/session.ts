@@ -36,15 +36,7 @@ export interface SessionSummary {
 }
 
 /** What a session is made from: a new one, a branch, or a stored record. */
-export interface SessionParams {
-  sessionId: string;
-  workspaceCwd: string;
-  cwd: string;
-  scope: SessionScope;
-  createdAt: number;
-  updatedAt: number;
-  displayName?: string;
-  forkedFrom?: { sessionId: string };
+export interface SessionParams extends Omit<SessionRecord, 'conversation'> {
   conversation: readonly ConversationMessage[];
 }
 

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { createDaemon, type Daemon, type DaemonConfig, type DaemonParts } from '../../src/daemon.js';
+import type { DaemonConfig } from '../../src/config.js';
+import { createDaemon, type Daemon, type DaemonParts } from '../../src/daemon.js';
 import { buildServer, type ServerOptions } from '../../src/http/server.js';
 import type { Agent, AgentTurn, PermissionOutcome, TurnResult } from '../../src/sessions/agent.js';
 
