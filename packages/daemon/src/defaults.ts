@@ -1,3 +1,5 @@
+import { DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION } from '@sluice/protocol';
+
 /**
  * The daemon's defaults and bounds, each defined once. The folders that use them re-export
  * them; the CLI's help and the config's rules read them here, so that `--help` loads none of
@@ -19,8 +21,8 @@ export const MAX_RING_SIZE = 1_000_000;
 /** Default of `responseTimeoutMs`: five minutes, the reference daemon's original default. */
 export const DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS = 300_000;
 
-/** Default of `maxPendingPromptsPerSession` (SPEC BP-1). */
-export const DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION = 5;
+/** Default of `maxPendingPromptsPerSession` (SPEC BP-1), shared with the SDK. */
+export { DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION };
 /** Default of `maxSessionsPerWorkspace`, advertised under `/capabilities` → `limits`. */
 export const DEFAULT_MAX_SESSIONS_PER_WORKSPACE = 32;
 /** Default of `maxSessions`, the cap over all workspaces. */

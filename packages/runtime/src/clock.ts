@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '@sluice/protocol';
 /** Opaque handle of a timer created by a {@link Clock}. */
 export type TimerHandle = unknown;
 
@@ -15,7 +16,7 @@ export interface Clock {
 }
 
 /** Node's timer limit: `setTimeout` fires at once for delays above 2^31-1 ms. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+export { MAX_TIMER_MS };
 
 /** The real clock: `performance.now()` (monotonic) and Node timers. */
 export const systemClock: Clock = {

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION, MAX_TIMER_MS, SSE_HEARTBEAT_MS } from '@sluice/protocol';
 import type { ReconnectSettings } from './events.js';
 
 // Every default and bound of the SDK, each defined here once.
@@ -5,8 +6,8 @@ import type { ReconnectSettings } from './events.js';
 /** Default per-call timeout of the short requests, in ms. */
 export const DEFAULT_FETCH_TIMEOUT_MS = 30_000;
 
-/** Local pending-prompt limit when the option is omitted (SPEC BP-1's default). */
-export const DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION = 5;
+/** Local pending-prompt limit when the option is omitted: the daemon's default (SPEC BP-1). */
+export { DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION };
 
 /** First backoff ceiling of stream reconnects and of `withRetry`, in ms. */
 export const DEFAULT_BACKOFF_BASE_MS = 250;
@@ -16,8 +17,8 @@ export const DEFAULT_RECONNECT: ReconnectSettings = {
   maxAttempts: 5,
   baseMs: DEFAULT_BACKOFF_BASE_MS,
   capMs: 5_000,
-  // three of the daemon's 15 s heartbeats
-  idleTimeoutMs: 45_000,
+  // three of the daemon's heartbeats
+  idleTimeoutMs: 3 * SSE_HEARTBEAT_MS,
 };
 
 /** Defaults of `withRetry`'s options. */
@@ -34,4 +35,4 @@ export const MAX_EARLY_TERMINAL_EVENTS = 256;
 export const DEFAULT_MAX_SSE_BUFFER = 8 * 1024 * 1024;
 
 /** Largest delay a timer can wait, in ms (docs/decisions/013-sdk-timer-range.md). */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+export { MAX_TIMER_MS };

@@ -1,7 +1,8 @@
+import { SSE_HEARTBEAT_MS } from '@sluice/protocol';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
 /** Default interval of the `: heartbeat` comment (PROTOCOL §6). */
-export const DEFAULT_SSE_HEARTBEAT_MS = 15_000;
+export const DEFAULT_SSE_HEARTBEAT_MS = SSE_HEARTBEAT_MS;
 
 /** Where an SSE response takes its frames from, already formatted as SSE text. */
 export interface SseSource {
