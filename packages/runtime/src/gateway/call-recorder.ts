@@ -5,7 +5,6 @@ import {
   TEMPORARY_TASK_PREFIX,
   type Journal,
   type JournalRecord,
-  type ModelRequestRecord,
   type ModelResultRecord,
   type RecordedOptions,
 } from '../journal/records.js';
@@ -24,9 +23,9 @@ const STREAM_BYTES = jsonStringBytes('stream', Infinity);
 const MAX_DATE_MS = 8.64e15;
 
 /**
- * What the journal learns of a runtime's calls: builds each call's `ModelRequest` and
- * `ModelResult` records and appends them, with the call as the listener; counts the options a
- * call records (SCH-17); stamps the wall time of records, ids and evidence.
+ * What the journal learns of a runtime's calls: a call's recorded options and their size
+ * (SCH-17), its `ModelResult` record, the evidence of a failed append, and the wall time of
+ * records and ids. (`ModelRuntime` writes the request record itself, at admission.)
  */
 export class CallRecorder {
   private readonly providerName: string;
@@ -51,24 +50,6 @@ export class CallRecorder {
     this.providerNameBytes = jsonStringBytes(provider.name, Infinity);
     this.defaultModel = provider.defaultModel;
     this.defaultModelBytes = jsonStringBytes(provider.defaultModel, Infinity);
-  }
-
-  /** Starts appending the accepted call's request record, before the provider may start (SCH-9). */
-  writeRequest(call: Call): void {
-    // Built whole, absent members undefined: see docs/decisions/012-runtime-hot-path.md
-    const record: ModelRequestRecord = {
-      version: 1,
-      type: 'model_request',
-      callId: call.callId,
-      taskId: call.taskId,
-      sessionId: call.sessionId,
-      turnId: call.turnId,
-      at: isoTimestamp(this.wallAt(call.admittedAt)),
-      request: call.request,
-      options: this.recordedOptions(call),
-    };
-    call.pendingAppends++;
-    this.journal.write(record, call);
   }
 
   /** Starts appending the result record of the call's outcome or failure, at `now`. */
@@ -136,10 +117,10 @@ export class CallRecorder {
   }
 
   /**
-   * The options `call` records. Calls mostly share them, and records are never changed once
-   * written, so the last ones of each kind are frozen and handed out again.
+   * The options `call`'s request record holds. Calls mostly share them, and records are never
+   * changed once written, so the last ones of each kind are frozen and handed out again.
    */
-  private recordedOptions(call: Call): RecordedOptions {
+  recordedOptions(call: Call): RecordedOptions {
     const { timeoutMs, model, kind } = call;
     const last = kind === 'complete' ? this.lastCompleteOptions : this.lastStreamOptions;
     if (last !== undefined && last.timeoutMs === timeoutMs && last.model === model) return last;

@@ -4,7 +4,8 @@ import type { ErrorReporter } from '../report-error.js';
 import { TaskBudget, validateBudgetLimits, type TaskBudgetLimits } from '../budget/task-budget.js';
 import { validatePricing, type Pricing } from '../budget/pricing.js';
 import { CancelledError, RuntimeStoppedError } from '../errors.js';
-import { TEMPORARY_TASK_PREFIX, type Journal } from '../journal/records.js';
+import { TEMPORARY_TASK_PREFIX, type Journal, type ModelRequestRecord } from '../journal/records.js';
+import { isoTimestamp } from '../timestamp.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
 import { Scheduler, type SchedulerObserver } from '../scheduler/scheduler.js';
 import type { GenerationRequest, ModelProvider, ModelResponse } from '../types.js';
@@ -96,7 +97,7 @@ export class ModelRuntime implements ModelGateway {
     // The promise exists before the request is recorded, so a journal that fails at once can settle it.
     // The settlers are stored in the call itself: see docs/decisions/012-runtime-hot-path.md
     const answer = new Promise<ModelResponse>((resolve, reject) => call.settleWith(resolve, reject));
-    this.recorder.writeRequest(call);
+    this.writeRequest(call);
     return answer;
   }
 
@@ -104,7 +105,7 @@ export class ModelRuntime implements ModelGateway {
   stream(request: GenerationRequest, options: CallOptions = NO_OPTIONS): ModelStream {
     const channel = new StreamChannel();
     const call = this.admit(request, options, channel);
-    this.recorder.writeRequest(call);
+    this.writeRequest(call);
     const scheduler = this.scheduler;
     return {
       callId: call.callId,
@@ -117,6 +118,28 @@ export class ModelRuntime implements ModelGateway {
         },
       }),
     };
+  }
+
+  /**
+   * Starts appending the admitted call's request record, before the provider may start (SCH-9).
+   * Here rather than in CallRecorder: see docs/decisions/012-runtime-hot-path.md.
+   */
+  private writeRequest(call: Call): void {
+    const recorder = this.recorder;
+    // Built whole, absent members undefined (docs/decisions/012).
+    const record: ModelRequestRecord = {
+      version: 1,
+      type: 'model_request',
+      callId: call.callId,
+      taskId: call.taskId,
+      sessionId: call.sessionId,
+      turnId: call.turnId,
+      at: isoTimestamp(recorder.wallAt(call.admittedAt)),
+      request: call.request,
+      options: recorder.recordedOptions(call),
+    };
+    call.pendingAppends++;
+    this.journal.write(record, call);
   }
 
   /** The scheduler's live state, without any prompt content (SCH-11). */
