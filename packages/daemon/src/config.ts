@@ -4,9 +4,12 @@ import {
   DEFAULT_DATA_DIR,
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_ECHO_DELAY_MS,
+  DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION,
   DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS,
   DEFAULT_RING_SIZE,
+  DEFAULT_TERMINAL_EVENT_DELAY_MS,
   MAX_RING_SIZE,
+  MAX_TERMINAL_EVENT_DELAY_MS,
 } from './defaults.js';
 
 /**
@@ -101,7 +104,12 @@ const RULES: Record<keyof DaemonConfig, Rule> = {
   apiKey: { kind: 'string', nonEmpty: false },
   echoDelayMs: count(0, { max: MAX_TIMER_MS, default: DEFAULT_ECHO_DELAY_MS }),
   // SPEC BP-2: `0` or `Infinity` means unlimited (the bridge takes both).
-  maxPendingPromptsPerSession: { kind: 'int', min: 0, default: 5, infinity: true },
+  maxPendingPromptsPerSession: {
+    kind: 'int',
+    min: 0,
+    default: DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION,
+    infinity: true,
+  },
   promptDeadlineMs: count(1, { max: MAX_TIMER_MS }),
   maxSessions: count(1),
   maxSessionsPerWorkspace: count(1),
@@ -111,7 +119,10 @@ const RULES: Record<keyof DaemonConfig, Rule> = {
   modelMaxInflight: count(1),
   modelMaxRequestBytes: count(1),
   modelTimeoutMs: count(1, { max: MAX_TIMER_MS }),
-  terminalEventDelayMs: count(0, { max: 1000, default: 10 }),
+  terminalEventDelayMs: count(0, {
+    max: MAX_TERMINAL_EVENT_DELAY_MS,
+    default: DEFAULT_TERMINAL_EVENT_DELAY_MS,
+  }),
   permissionResponseTimeoutMs: count(0, {
     max: MAX_TIMER_MS,
     default: DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS,

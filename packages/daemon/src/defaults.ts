@@ -27,3 +27,8 @@ export { DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION };
 export const DEFAULT_MAX_SESSIONS_PER_WORKSPACE = 32;
 /** Default of `maxSessions`, the cap over all workspaces. */
 export const DEFAULT_MAX_SESSIONS = 128;
+
+/** The daemon holds a terminal event this long after admission (PROTOCOL §5, a known client race). */
+export const DEFAULT_TERMINAL_EVENT_DELAY_MS = 10;
+/** Upper bound of `terminalEventDelayMs`. */
+export const MAX_TERMINAL_EVENT_DELAY_MS = 1_000;

@@ -1,4 +1,4 @@
-import type { AnyMessage, JsonRpcId, Stream } from '@agentclientprotocol/sdk';
+import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
 import type { AcpDaemon } from './acp-daemon.js';
 import type { Subscription } from '../events/index.js';
 import { AcpLink } from './acp-link.js';
@@ -75,14 +75,9 @@ export function serveAcpStream(
         const refusal =
           message === undefined
             ? rpcErrorResponse(idOf(step.value), RPC_CODE.invalidRequest, 'Invalid Request')
-            : refusalOf(
-                message,
-                link.isPending.bind(link),
-                link.pendingRequests + out.queued,
-                maxOutstanding,
-              );
+            : refusalOf(message, link, out.queued, maxOutstanding);
         if (refusal !== undefined) out.push(refusal as AnyMessage);
-        else link.receive(message!);
+        else if (message !== undefined) link.receive(message);
       }
     } finally {
       reader.releaseLock();
@@ -97,15 +92,10 @@ export function serveAcpStream(
   return { closed, close };
 }
 
-/** The answer to a request that is refused before it reaches the agent: a reused id, or too many in flight. */
-function refusalOf(
-  message: AnyMessage,
-  isPending: (id: JsonRpcId) => boolean,
-  outstanding: number,
-  maxOutstanding: number,
-): unknown {
+/** The answer to a request refused before it reaches the agent: a reused id, or too many in flight. */
+function refusalOf(message: AnyMessage, link: AcpLink, unwritten: number, maxOutstanding: number): unknown {
   if (!('method' in message && 'id' in message)) return undefined;
-  if (isPending(message.id))
+  if (link.isPending(message.id))
     return rpcErrorResponse(
       message.id,
       RPC_CODE.invalidRequest,
@@ -114,7 +104,7 @@ function refusalOf(
         errorKind: 'acp_duplicate_request_id',
       },
     );
-  if (outstanding >= maxOutstanding)
+  if (link.pendingRequests + unwritten >= maxOutstanding)
     return rpcErrorResponse(message.id, RPC_CODE.internalError, 'Too many requests in flight; retry later', {
       errorKind: 'acp_too_many_requests',
       limit: maxOutstanding,

@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS } from '../defaults.js';
 import { MAX_TIMER_MS, systemClock, type Clock, type TimerHandle } from '@sluice/runtime';
-import type { PermissionOption, PermissionOutcome, PermissionRequest } from '../sessions/index.js';
-import type { SessionEvent, SessionEventSink } from '../sessions/index.js';
+import { DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS } from '../defaults.js';
+import type {
+  PermissionOption,
+  PermissionOutcome,
+  PermissionRequest,
+  SessionEvent,
+  SessionEventSink,
+} from '../sessions/index.js';
 import {
   InvalidOptionIdError,
   PermissionLimitExceededError,

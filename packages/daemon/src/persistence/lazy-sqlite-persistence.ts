@@ -1,6 +1,5 @@
 import { JournalClosedError, type AppendListener, type Journal, type JournalRecord } from '@sluice/runtime';
-import type { SessionListOptions } from '../sessions/index.js';
-import type { SessionRecord, SessionStore } from '../sessions/index.js';
+import type { SessionListOptions, SessionRecord, SessionStore } from '../sessions/index.js';
 import { SessionStoreClosedError, SessionStoreSchemaTooNewError } from './errors.js';
 import type { SqliteFiles } from './sqlite-files.js';
 

@@ -6,8 +6,8 @@ import {
   InvalidDeadlineError,
   InvalidPromptError,
   PromptAbortedError,
+  type PromptQueueFullError,
 } from './errors.js';
-import type { PromptQueueFullError } from './errors.js';
 import { createDeferred, type PromptResult, type PromptTicket } from './queue-items.js';
 import type { StreamPosition } from './session-buses.js';
 import type { Session } from './session.js';

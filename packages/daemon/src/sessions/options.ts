@@ -8,21 +8,25 @@ import {
   DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
   DEFAULT_RING_SIZE,
   MAX_RING_SIZE,
+  MAX_TERMINAL_EVENT_DELAY_MS,
 } from '../defaults.js';
 import { integerInRange, positiveInteger, positiveIntegerOrInfinity } from '../validate.js';
 import type { ClosedBusRetention } from './session-buses.js';
 import type { SessionEventSink } from './session-events.js';
 import type { SessionStore } from './session-store.js';
 
-export { DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_WORKSPACE };
+export {
+  DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
+  MAX_TERMINAL_EVENT_DELAY_MS,
+};
 /** Default of `maxClientsPerSession`. */
 export const DEFAULT_MAX_CLIENTS_PER_SESSION = 64;
 /** Default of `maxConversationMessages`. */
 export const DEFAULT_MAX_CONVERSATION_MESSAGES = 1_000;
 /** Default of `maxConversationBytes` (4 MiB of UTF-8 message text). */
 export const DEFAULT_MAX_CONVERSATION_BYTES = 4 * 1024 * 1024;
-/** Upper bound of `terminalEventDelayMs`. */
-export const MAX_TERMINAL_EVENT_DELAY_MS = 1_000;
 
 /** Configuration of a {@link SessionBridge}; every limit is validated at construction. */
 export interface SessionBridgeOptions {

@@ -172,12 +172,7 @@ export class SessionBridge {
 
   /** Whether the session is live and open (not closing). */
   isOpen(sessionId: string): boolean {
-    try {
-      this.directory.requireOpen(sessionId);
-      return true;
-    } catch {
-      return false;
-    }
+    return this.directory.get(sessionId)?.state === 'open';
   }
 
   /** Summary of one session (PROTOCOL §4 status). */

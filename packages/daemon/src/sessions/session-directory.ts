@@ -97,6 +97,11 @@ export class SessionDirectory {
     return this.sessions.values();
   }
 
+  /** The live session, closing ones included, if any. */
+  get(sessionId: string): Session | undefined {
+    return this.sessions.get(sessionId);
+  }
+
   /** The live session, or `SessionNotFoundError`. */
   require(sessionId: string): Session {
     const session = this.sessions.get(sessionId);

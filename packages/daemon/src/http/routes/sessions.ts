@@ -5,9 +5,10 @@ import {
   InvalidCwdError,
   InvalidSessionCursorError,
   InvalidSessionScopeError,
+  MAX_SESSION_LIST_SIZE,
+  type SessionBridge,
+  type SessionScope,
 } from '../../sessions/index.js';
-import { MAX_SESSION_LIST_SIZE } from '../../sessions/index.js';
-import type { SessionBridge, SessionScope } from '../../sessions/index.js';
 import { HttpError } from '../../wire/index.js';
 import { withWireTimes } from '../wire-time.js';
 import {
@@ -83,15 +84,15 @@ export function sessionRoutes(app: FastifyInstance, sessions: SessionBridge): vo
     const branched = await sessions.branchSession(id, {
       ...(name === undefined || name === null ? {} : { name: name as string }),
     });
-    const bus = sessions.streams.busFor(branched.sessionId);
+    const { lastEventId, eventEpoch } = sessions.streams.position(branched.sessionId);
     return reply.code(201).send({
       sessionId: branched.sessionId,
       workspaceCwd: branched.workspaceCwd,
       attached: false,
       clientId: branched.clientId,
       createdAt: new Date(branched.createdAt).toISOString(),
-      lastEventId: bus.lastEventId,
-      eventEpoch: bus.epoch,
+      lastEventId,
+      eventEpoch,
       displayName: branched.displayName,
       forkedFrom: branched.forkedFrom,
     });
