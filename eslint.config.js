@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /** Top-level folders of the daemon; each is one concept whose `index.ts` is its public face. */
-const DAEMON_FOLDERS = 'acp|agents|cli|events|http|permissions|persistence|sessions|wire';
+const DAEMON_FOLDERS = 'acp|agents|cli|events|gateway|http|permissions|persistence|sessions|wire';
 
 /** Refuses imports of a file inside another daemon folder, reached by the path prefix `up`. */
 function throughIndex(up) {

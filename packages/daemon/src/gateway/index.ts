@@ -1,0 +1,6 @@
+export {
+  SESSION_CREDENTIAL_PREFIX,
+  SessionCredentials,
+  isSessionCredential,
+  type GatewayCaller,
+} from './session-credentials.js';
