@@ -1,3 +1,4 @@
+import { describeValue } from '@sluice/protocol';
 import { isAbsolute, resolve } from 'node:path';
 import { MAX_TIMER_MS } from '@sluice/runtime';
 import {
@@ -130,12 +131,6 @@ const RULES: Record<keyof DaemonConfig, Rule> = {
   drainTimeoutMs: count(0, { max: MAX_TIMER_MS, default: DEFAULT_DRAIN_TIMEOUT_MS }),
 };
 
-function describe(value: unknown): string {
-  return typeof value === 'number' || value === null || typeof value === 'boolean'
-    ? String(value)
-    : (JSON.stringify(value) ?? String(value));
-}
-
 /** The reason `value` breaks `rule`, or `undefined` when it is valid. */
 function violation(rule: Rule, value: unknown): string | undefined {
   switch (rule.kind) {
@@ -164,16 +159,16 @@ function violation(rule: Rule, value: unknown): string | undefined {
 /** Validates `config`, fills in the defaults and throws {@link DaemonConfigError} naming a bad value. */
 export function resolveDaemonConfig(config: DaemonConfig = {}): ResolvedDaemonConfig {
   if (typeof config !== 'object' || config === null || Array.isArray(config))
-    throw new DaemonConfigError('config', `config must be an object, got ${describe(config)}`);
+    throw new DaemonConfigError('config', `config must be an object, got ${describeValue(config)}`);
   const resolved: Record<string, unknown> = {};
   for (const [setting, value] of Object.entries(config)) {
     const rule = (RULES as Record<string, Rule | undefined>)[setting];
     if (rule === undefined)
-      throw new DaemonConfigError(setting, `${setting}: unknown setting (got ${describe(value)})`);
+      throw new DaemonConfigError(setting, `${setting}: unknown setting (got ${describeValue(value)})`);
     if (value === undefined) continue;
     const reason = violation(rule, value);
     if (reason !== undefined)
-      throw new DaemonConfigError(setting, `${setting}: ${reason} (got ${describe(value)})`);
+      throw new DaemonConfigError(setting, `${setting}: ${reason} (got ${describeValue(value)})`);
     resolved[setting] = value;
   }
   for (const [setting, rule] of Object.entries(RULES))

@@ -1,3 +1,4 @@
+import { describeValue } from '@sluice/protocol';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import * as acp from '@agentclientprotocol/sdk';
 import type { AcpDaemon } from './acp-daemon.js';
@@ -48,7 +49,7 @@ function parseCursor(cursor: string | null | undefined): number {
     throw new HttpError(
       400,
       'invalid_cursor',
-      `cursor must be one this daemon handed out, got ${JSON.stringify(cursor)}`,
+      `cursor must be one this daemon handed out, got ${describeValue(cursor)}`,
     );
   return value;
 }
@@ -204,7 +205,7 @@ export function buildAcpAgent(daemon: AcpDaemon, host: AcpSessionHost): acp.Agen
         'session/set_config_option',
         (params: acp.SetSessionConfigOptionRequest): acp.SetSessionConfigOptionResponse => {
           bridge.status(params.sessionId);
-          throw unsupportedSetting(`config option ${JSON.stringify(params.configId)}`, params.value);
+          throw unsupportedSetting(`config option ${describeValue(params.configId)}`, params.value);
         },
       ),
     )

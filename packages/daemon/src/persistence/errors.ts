@@ -1,4 +1,4 @@
-import { SluiceError } from '@sluice/protocol';
+import { SluiceError, describeValue } from '@sluice/protocol';
 /** Stable codes of the session store's errors. */
 export type SessionStoreErrorCode =
   'session_store_closed' | 'session_store_schema_too_new' | 'invalid_cursor';
@@ -33,8 +33,6 @@ export class InvalidCursorError extends SessionStoreError {
   readonly code = 'invalid_cursor';
   readonly retryable = false;
   constructor(readonly cursor: string) {
-    super(
-      `Invalid session listing cursor ${JSON.stringify(cursor.length > 64 ? `${cursor.slice(0, 64)}…` : cursor)}`,
-    );
+    super(`Invalid session listing cursor ${describeValue(cursor, 64)}`);
   }
 }
