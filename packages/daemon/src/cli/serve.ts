@@ -205,6 +205,11 @@ export async function serve(
   const host = options.hostname.includes(':') ? `[${options.hostname}]` : options.hostname;
   // The line fastify logged when it had the logger (it no longer does, see buildServer).
   logger.info(`Server listening at http://${host}:${port}`);
+  // The journal opens now, off the start-up path, and settles what a killed daemon left.
+  daemon.recover().then(
+    ({ interruptedCalls }) => logger.info({ interruptedCalls }, 'journal recovered'),
+    (error: unknown) => logger.error({ err: error }, 'journal recovery failed'),
+  );
   let stopping: Promise<void> | undefined;
   return {
     daemon,

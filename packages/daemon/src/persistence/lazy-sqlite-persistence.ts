@@ -66,6 +66,15 @@ export class LazySqlitePersistence {
     };
   }
 
+  /**
+   * Opens the file now rather than on first use, and tells how many model calls a killed daemon
+   * left without a result: opening gave each an `interrupted` result (never a re-run, SCH-15).
+   */
+  async recover(): Promise<{ interruptedCalls: number }> {
+    const files = await this.open();
+    return { interruptedCalls: files.journal.interruptedAtOpen };
+  }
+
   /** Whether the file has been opened. */
   get opened(): boolean {
     return this.files !== undefined;
