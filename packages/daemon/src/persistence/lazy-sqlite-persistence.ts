@@ -1,5 +1,11 @@
 import { JournalClosedError, type AppendListener, type Journal, type JournalRecord } from '@sluice/runtime';
-import type { SessionListOptions, SessionRecord, SessionStore } from '../sessions/index.js';
+import type {
+  AcceptedPrompt,
+  SessionListOptions,
+  SessionRecord,
+  SessionStore,
+  SettledPrompt,
+} from '../sessions/index.js';
 import { SessionStoreClosedError, SessionStoreSchemaTooNewError } from './errors.js';
 import type { SqliteFiles } from './sqlite-files.js';
 
@@ -63,6 +69,9 @@ export class LazySqlitePersistence {
       load: (sessionId: string) => this.useStore((store) => store.load(sessionId)),
       list: (workspaceCwd: string, options?: SessionListOptions) =>
         this.useStore((store) => store.list(workspaceCwd, options)),
+      recordAdmissions: (accepted: readonly AcceptedPrompt[], settled: readonly SettledPrompt[]) =>
+        this.useStore((store) => store.recordAdmissions(accepted, settled)),
+      takeUnsettled: (sessionId: string) => this.useStore((store) => store.takeUnsettled(sessionId)),
     };
   }
 

@@ -287,6 +287,7 @@ export class PromptRunner {
     ticket.detachSignal = undefined;
     this.prompts.delete(ticket.promptId);
     this.pending--;
+    this.services.ledger.settle({ sessionId: this.host.sessionId, promptId: ticket.promptId });
     this.host.touch();
     this.publishTerminal(ticket, outcome);
     if (ticket.queuedBehind)

@@ -12,6 +12,8 @@ import {
 } from './errors.js';
 import type { SessionCapacity } from './capacity.js';
 import type { SessionPersistence } from './persistence.js';
+import { DAEMON_RESTARTED, type AcceptedPrompt } from './prompt-ledger.js';
+import { SESSION_EVENT } from './session-events.js';
 import { Session, type SessionHandle, type SessionParams, type SessionServices } from './session.js';
 import type { SessionRecord, SessionScope } from './session-store.js';
 import type { ResolvedCwd, WorkspaceRoots } from './workspaces.js';
@@ -181,7 +183,33 @@ export class SessionDirectory {
     if (expected !== undefined && record.workspaceCwd !== expected) throw new SessionNotFoundError(sessionId);
     if (!this.accepting) throw new BridgeShuttingDownError();
     const session = this.openRestored(record, options.mode ?? 'resume');
+    await this.endInterruptedPrompts(session);
     return session.attach(options.clientId, false);
+  }
+
+  /**
+   * Ends each prompt a killed daemon accepted in this session and never ended with one
+   * `turn_error {code:"daemon_restarted"}` — published before the load answers, so a client
+   * that replays the new stream sees it — and never runs it again (issue 19 item 8).
+   */
+  private async endInterruptedPrompts(session: Session): Promise<void> {
+    let interrupted: AcceptedPrompt[];
+    try {
+      interrupted = await this.services.ledger.takeUnsettled(session.sessionId);
+    } catch (error) {
+      return this.services.onError(error, `store.takeUnsettled ${session.sessionId}`);
+    }
+    for (const { promptId } of interrupted)
+      session.publish({
+        type: SESSION_EVENT.turnError,
+        promptId,
+        data: {
+          sessionId: session.sessionId,
+          promptId,
+          code: DAEMON_RESTARTED,
+          message: 'The daemon restarted before this prompt ended; it was not run again. Send it again.',
+        },
+      });
   }
 
   /** Opens a live session (capacity checked), without saving it. */

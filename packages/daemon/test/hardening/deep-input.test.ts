@@ -27,7 +27,7 @@ async function post(path: string, body: unknown, value = ''): Promise<{ status: 
 }
 
 beforeAll(async () => {
-  sluice = await startInProcess({}, {}, { bodyLimit: 8 * 1024 * 1024 });
+  sluice = await startInProcess();
   const created = await post('/session', { sessionScope: 'thread' });
   sessionId = JSON.parse(created.text).sessionId;
 });
