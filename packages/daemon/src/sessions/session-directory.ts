@@ -162,8 +162,10 @@ export class SessionDirectory {
     this.checkCreate(request);
     const record = await this.persistence.load(sessionId);
     // Live by now (a restore or a create of this id won the race): attach as create does.
-    if (record !== undefined && !this.sessions.has(sessionId))
+    if (record !== undefined && !this.sessions.has(sessionId)) {
+      if (!this.workspaces.serves(record.workspaceCwd)) throw new SessionNotFoundError(sessionId);
       throw new SessionIdConflictError(sessionId, record.workspaceCwd);
+    }
     return this.create(request);
   }
 
@@ -179,7 +181,10 @@ export class SessionDirectory {
     // A concurrent restore (or a create with this id) may have opened it meanwhile.
     const opened = this.sessions.get(sessionId);
     if (opened !== undefined) return this.attachRestored(opened, expected, options.clientId);
-    if (record === undefined) throw new SessionNotFoundError(sessionId);
+    // A session of a workspace this daemon does not serve is not found: saying more would tell
+    // a client that it exists, and where.
+    if (record === undefined || !this.workspaces.serves(record.workspaceCwd))
+      throw new SessionNotFoundError(sessionId);
     if (expected !== undefined && record.workspaceCwd !== expected) throw new SessionNotFoundError(sessionId);
     if (!this.accepting) throw new BridgeShuttingDownError();
     const session = this.openRestored(record, options.mode ?? 'resume');
@@ -267,7 +272,6 @@ export class SessionDirectory {
 
   /** Opens a stored session; `load` also replays its history as `session_update` events. */
   private openRestored(record: SessionRecord, mode: 'load' | 'resume'): Session {
-    this.workspaces.assertServed(record.workspaceCwd);
     const session = this.openLive({
       ...record,
       conversation: record.conversation.filter(isConversationMessage),
