@@ -53,6 +53,8 @@ export interface ServeOptions {
   echoDelayMs?: number;
   dataDir: string;
   sseHeartbeatMs?: number;
+  requestTimeoutMs?: number;
+  maxConnections?: number;
   drainTimeoutMs?: number;
   permissionResponseTimeoutMs?: number;
 }
@@ -187,6 +189,8 @@ export async function serve(
     requireAuth: options.requireAuth ?? false,
     allowOrigins: options.allowOrigin ?? [],
     ...(options.sseHeartbeatMs === undefined ? {} : { sseHeartbeatMs: options.sseHeartbeatMs }),
+    ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+    ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
     logger,
   });
   try {
