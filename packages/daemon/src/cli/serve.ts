@@ -209,13 +209,8 @@ export async function serve(
   const host = options.hostname.includes(':') ? `[${options.hostname}]` : options.hostname;
   // The line fastify logged when it had the logger (it no longer does, see buildServer).
   logger.info(`Server listening at http://${host}:${port}`);
-  // The journal opens now, off the start-up path, and settles what a killed daemon left.
-  daemon.recover().then(
-    ({ interruptedCalls }) => logger.info({ interruptedCalls }, 'journal recovered'),
-    (error: unknown) => logger.error({ err: error }, 'journal recovery failed'),
-  );
   let stopping: Promise<void> | undefined;
-  return {
+  const running: RunningServer = {
     daemon,
     app,
     url: `http://${host}:${port}`,
@@ -229,4 +224,22 @@ export async function serve(
         await logger.flush();
       })()),
   };
+  // The journal opens now, off the start-up path, and settles what a killed daemon left. Files
+  // written by a newer build are refused: the daemon stops rather than fail every call.
+  daemon.recover().then(
+    ({ interruptedCalls }) => logger.info({ interruptedCalls }, 'journal recovered'),
+    (error: unknown) => {
+      logger.error({ err: error }, 'journal recovery failed');
+      if (!isSchemaTooNew(error)) return;
+      process.stderr.write(`error: ${(error as Error).message}\n`);
+      void running.stop().finally(() => process.exit(1));
+    },
+  );
+  return running;
+}
+
+/** A journal or session store written by a newer build. */
+function isSchemaTooNew(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === 'journal_schema_too_new' || code === 'session_store_schema_too_new';
 }

@@ -24,7 +24,9 @@ export class SessionStoreSchemaTooNewError extends SessionStoreError {
     readonly found: number,
     readonly known: number,
   ) {
-    super(`Session store "${path}" has schema version ${found}, newer than the ${known} this build knows`);
+    super(
+      `Session store "${path}" has schema version ${found}, newer than the ${known} this build knows: it was written by a newer Sluice; run that one, or start this one with another --data-dir`,
+    );
   }
 }
 

@@ -170,7 +170,9 @@ export class SessionDirectory {
   }
 
   /** Attaches to a live session, else loads it from the store (`SessionNotFoundError` when neither has it). */
-  async restore(sessionId: string, options: RestoreSessionOptions): Promise<SessionHandle> {
+  async restore(id: string, options: RestoreSessionOptions): Promise<SessionHandle> {
+    // Ids are stored in lower case, as create records a caller-chosen one.
+    const sessionId = UUID_PATTERN.test(id) ? id.toLowerCase() : id;
     if (options.clientId !== undefined) assertClientIdFormat(options.clientId);
     const expected =
       options.cwd === undefined ? undefined : this.workspaces.resolve(options.cwd).workspaceCwd;

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { JournalSchemaTooNewError } from './journal-errors.js';
 import { markAllSettled, reconcileInterruptedCalls } from './sqlite-reconcile.js';
 
 /** One forward-only schema step; `version` is the `PRAGMA user_version` once it has run. */
@@ -91,9 +92,7 @@ export function migrateJournal(
   const run = db.transaction((): MigrationOutcome => {
     const from = userVersion(db);
     if (from > latest) {
-      throw new Error(
-        `Journal "${db.name}" has schema version ${from}, newer than the ${latest} this build knows`,
-      );
+      throw new JournalSchemaTooNewError(db.name, from, latest);
     }
     for (const migration of migrations) {
       if (migration.version <= from) continue;
