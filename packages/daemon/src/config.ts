@@ -3,6 +3,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { MAX_TIMER_MS } from '@sluice/runtime';
 import {
   DEFAULT_DATA_DIR,
+  DEFAULT_EVENT_MEMORY_BYTES,
+  DEFAULT_EVENT_RING_BYTES,
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_ECHO_DELAY_MS,
   DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION,
@@ -38,6 +40,10 @@ export interface DaemonConfig {
   maxSessionsPerWorkspace?: number;
   /** Default 8000. */
   eventRingSize?: number;
+  /** Bytes one session's replay window may hold; default 16 MiB. */
+  eventRingBytes?: number;
+  /** Bytes all replay windows may hold together; default 256 MiB. */
+  eventMemoryBytes?: number;
   modelMaxConcurrency?: number;
   modelMaxQueued?: number;
   modelMaxInflight?: number;
@@ -115,6 +121,8 @@ const RULES: Record<keyof DaemonConfig, Rule> = {
   maxSessions: count(1),
   maxSessionsPerWorkspace: count(1),
   eventRingSize: count(1, { max: MAX_RING_SIZE, default: DEFAULT_RING_SIZE }),
+  eventRingBytes: count(1, { default: DEFAULT_EVENT_RING_BYTES }),
+  eventMemoryBytes: count(1, { default: DEFAULT_EVENT_MEMORY_BYTES }),
   modelMaxConcurrency: count(1),
   modelMaxQueued: count(0),
   modelMaxInflight: count(1),

@@ -129,6 +129,8 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     store: storage.store,
     workspaces: [resolved.workspace],
     eventRingSize: resolved.eventRingSize,
+    ...(resolved.eventRingBytes === undefined ? {} : { eventRingBytes: resolved.eventRingBytes }),
+    ...(resolved.eventMemoryBytes === undefined ? {} : { eventMemoryBytes: resolved.eventMemoryBytes }),
     maxPendingPromptsPerSession: resolved.maxPendingPromptsPerSession,
     promptDeadlineMs: resolved.promptDeadlineMs,
     maxSessions: resolved.maxSessions,

@@ -24,6 +24,10 @@ export const DEFAULT_MAX_CONNECTIONS = 4096;
 
 /** Events kept for `Last-Event-ID` replay per session (PROTOCOL §6). */
 export const DEFAULT_RING_SIZE = 8000;
+/** Bytes one session's replay window may hold (`--event-ring-bytes`; issue 19 item 3). */
+export const DEFAULT_EVENT_RING_BYTES = 16 * 1024 * 1024;
+/** Bytes every replay window may hold together (`--event-memory-bytes`). */
+export const DEFAULT_EVENT_MEMORY_BYTES = 256 * 1024 * 1024;
 /** Upper bound of `ringSize`, so that a typo cannot reserve unbounded memory per session. */
 export const MAX_RING_SIZE = 1_000_000;
 

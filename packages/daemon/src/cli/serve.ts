@@ -20,6 +20,8 @@ const FLAG_OF: Record<string, string> = {
   maxSessions: '--max-sessions',
   maxSessionsPerWorkspace: '--max-sessions-per-workspace',
   eventRingSize: '--event-ring-size',
+  eventRingBytes: '--event-ring-bytes',
+  eventMemoryBytes: '--event-memory-bytes',
   modelMaxConcurrency: '--model-max-concurrency',
   modelMaxQueued: '--model-max-queued',
   modelMaxInflight: '--model-max-inflight',
@@ -42,6 +44,8 @@ export interface ServeOptions {
   maxSessions?: number;
   maxSessionsPerWorkspace?: number;
   eventRingSize?: number;
+  eventRingBytes?: number;
+  eventMemoryBytes?: number;
   modelMaxConcurrency?: number;
   modelMaxQueued?: number;
   modelMaxInflight?: number;
@@ -93,6 +97,8 @@ function daemonConfig(options: Omit<ServeOptions, 'port' | 'hostname'>): DaemonC
     ['maxSessions', options.maxSessions],
     ['maxSessionsPerWorkspace', options.maxSessionsPerWorkspace],
     ['eventRingSize', options.eventRingSize],
+    ['eventRingBytes', options.eventRingBytes],
+    ['eventMemoryBytes', options.eventMemoryBytes],
     ['modelMaxConcurrency', options.modelMaxConcurrency],
     ['modelMaxQueued', options.modelMaxQueued],
     ['modelMaxInflight', options.modelMaxInflight],

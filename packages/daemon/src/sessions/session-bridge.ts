@@ -65,6 +65,7 @@ export class SessionBridge {
       resolved.eventRingSize,
       (sessionId) => guarded(onError, 'agent.sessionClosed', () => agent.sessionClosed?.(sessionId)),
       resolved.closedStreamRetention,
+      { ringBytes: resolved.eventRingBytes, totalBytes: resolved.eventMemoryBytes },
     );
     const events = teeEvents(this.streams, resolved.events);
     const capacity = new SessionCapacity(resolved.maxSessions, resolved.maxSessionsPerWorkspace);
