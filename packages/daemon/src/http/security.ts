@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 /** Exposed to browsers on allowed cross-origin responses (PROTOCOL §2). */
 const EXPOSED_HEADERS = 'Retry-After, X-Qwen-Event-Epoch, X-Qwen-SSE-Stream-Id, Acp-Connection-Id';
 const ALLOWED_HEADERS =
-  'Authorization, Content-Type, X-Qwen-Client-Id, Last-Event-ID, X-Qwen-Event-Epoch, Accept, Cache-Control, Acp-Connection-Id, Acp-Session-Id';
+  'Authorization, Content-Type, X-Qwen-Client-Id, Last-Event-ID, X-Qwen-Event-Epoch, Accept, Cache-Control, Acp-Connection-Id, Acp-Session-Id, Idempotency-Key';
 const ALLOWED_METHODS = 'GET, POST, DELETE, OPTIONS';
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 

@@ -2,6 +2,7 @@ export { SessionBridge, type BridgeLimits, type HeartbeatResult } from './sessio
 export type { PromptAdmission, SendPromptOptions } from './admission.js';
 export type { BranchSessionOptions } from './branching.js';
 export type { AcceptedPrompt, AdmissionLedgerStore, SettledPrompt } from './prompt-ledger.js';
+export { MAX_IDEMPOTENCY_KEY_CHARS, MAX_IDEMPOTENCY_KEYS_PER_SESSION } from './idempotency.js';
 export type {
   CloseSessionOptions,
   CreateSessionRequest,
@@ -30,7 +31,9 @@ export {
   BranchWhilePromptActiveError,
   BridgeShuttingDownError,
   DaemonDrainingError,
+  IdempotencyKeyReusedError,
   InvalidBranchNameError,
+  InvalidIdempotencyKeyError,
   InvalidClientIdError,
   InvalidCwdError,
   InvalidDeadlineError,

@@ -56,6 +56,8 @@ const TABLE: Record<
     },
   },
   prompt_aborted: { status: 400 },
+  idempotency_key_reused: { status: 422 },
+  invalid_idempotency_key: { status: 400 },
   prompt_deadline_exceeded: { status: 504 },
   branch_while_prompt_active: {
     status: 409,
