@@ -1,6 +1,6 @@
 import type { PromptAccepted, PromptBody, PromptQueueFullBody, PromptResult } from '@sluice/protocol';
 import { anySignal, sleep } from './abort.js';
-import { PROMPT_POST_RETRIES, PROMPT_POST_RETRY_BASE_MS } from './defaults.js';
+import { PROMPT_POST_RETRY_BASE_MS } from './defaults.js';
 import { DaemonPendingPromptLimitError, DaemonProtocolError } from './errors.js';
 import { errorFrom, readJson, sessionPath, type HttpCore } from './http.js';
 
@@ -30,7 +30,7 @@ const LABEL = 'POST /session/:id/prompt';
  * never under the short-request timeout, since a blocking turn takes minutes. Every POST
  * carries a fresh `Idempotency-Key`; when the connection fails before the answer was read, the
  * same request is sent again with the same key (the daemon answers it with the first `202`,
- * admitting nothing twice), up to {@link PROMPT_POST_RETRIES} times.
+ * admitting nothing twice), up to the client's `promptRetries` times.
  */
 export async function postPrompt(
   core: HttpCore,
@@ -44,7 +44,7 @@ export async function postPrompt(
     try {
       return await postOnce(core, sessionId, request, clientId, signal, key);
     } catch (error) {
-      if (signal?.aborted || attempt >= PROMPT_POST_RETRIES || !isConnectionFailure(error)) throw error;
+      if (signal?.aborted || attempt >= core.promptRetries || !isConnectionFailure(error)) throw error;
       await sleep(PROMPT_POST_RETRY_BASE_MS * 2 ** attempt, signal);
     }
   }
