@@ -76,6 +76,11 @@ export interface Journal {
   write(record: JournalRecord, listener: AppendListener): void;
   /** `write` as a promise: resolves once the record is confirmed, rejects when it cannot be. */
   append(record: JournalRecord): Promise<void>;
+  /**
+   * The committed records naming `sessionId`, oldest first — the read side hosts use to list a
+   * session's (or prompt's) calls. Optional: a write-only journal has none.
+   */
+  recordsForSession?(sessionId: string): JournalRecord[] | Promise<JournalRecord[]>;
   /** Flush what was accepted, then release resources. Appends after close fail. */
   close(): Promise<void>;
 }
