@@ -1,5 +1,4 @@
-import type { APIError } from 'openai';
-import OpenAI from 'openai';
+import OpenAI, { type APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { OpenAIProvider } from '@sluice/runtime/openai';
 import type { ModelRequestRecord, ModelResultRecord } from '@sluice/runtime';
