@@ -183,6 +183,15 @@ describe('errors answer in OpenAI shape', () => {
     expect(error.status).toBe(400);
     expect(error.error).toMatchObject({ code: 'invalid_chat_request', type: 'invalid_request_error' });
     expect(error.message).toContain('messages');
+    const notJson = await fetch(`${sluice.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: '{"model":',
+    });
+    expect(notJson.status).toBe(400);
+    expect(await notJson.json()).toMatchObject({
+      error: { type: 'invalid_request_error', message: expect.any(String) },
+    });
   });
 
   test('no token is a 401 when the daemon has a token', async () => {
