@@ -17,6 +17,9 @@ const CHUNKS = 32;
 const TARGET_ADDED_P50_MS = 1;
 const TARGET_THROUGHPUT_RATIO = 0.8;
 const BODY = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'ping' }] });
+/** A model that takes SLOW_MS to answer: the upstream, not the machine, bounds the throughput. */
+const SLOW_MS = 20;
+const SLOW_BODY = JSON.stringify({ model: 'bench-slow', messages: [{ role: 'user', content: 'ping' }] });
 const STREAM_BODY = JSON.stringify({
   model: MODEL,
   messages: [{ role: 'user', content: 'ping' }],
@@ -44,6 +47,12 @@ http.createServer((req, res) => {
   req.setEncoding('utf8');
   req.on('data', (c) => (body += c));
   req.on('end', () => {
+    if (body.includes('"bench-slow"')) {
+      return setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(completion);
+      }, Number(process.env.SLOW_MS));
+    }
     if (!body.includes('"stream":true')) {
       res.writeHead(200, { 'content-type': 'application/json' });
       return res.end(completion);
@@ -136,7 +145,7 @@ export async function benchGateway({ quick = false } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-gateway-'));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
   try {
-    const upstream = spawnNode(['-e', UPSTREAM], { CHUNKS: String(CHUNKS) });
+    const upstream = spawnNode(['-e', UPSTREAM], { CHUNKS: String(CHUNKS), SLOW_MS: String(SLOW_MS) });
     const upstreamUrl = await listeningUrl(upstream);
     const daemon = spawnNode([
       MAIN,
@@ -179,6 +188,10 @@ export async function benchGateway({ quick = false } = {}) {
     const [tDirect, tGateway] = (
       await roundRobin(rounds, subjects, (s) => closedLoop(total, 4, () => post(s.url, BODY, agent)))
     ).map((runs) => medianBy(runs));
+    const slowTotal = quick ? 100 : 400;
+    const [sDirect, sGateway] = (
+      await roundRobin(rounds, subjects, (s) => closedLoop(slowTotal, 4, () => post(s.url, SLOW_BODY, agent)))
+    ).map((runs) => medianBy(runs));
 
     const added50 = pct(plainGateway, 50) - pct(plainDirect, 50);
     const added99 = pct(plainGateway, 99) - pct(plainDirect, 99);
@@ -189,7 +202,8 @@ export async function benchGateway({ quick = false } = {}) {
       `One upstream (a minimal OpenAI-compatible server, child process); \`sluice serve --provider openai\``,
       `(child process, SQLite journal) in front of it. ${rounds} rounds after a warm-up, subjects in turn.`,
       `Non-streamed: ${rounds * perRound} sequential calls each; streamed: ${(rounds * perRound) / 4} calls of`,
-      `${CHUNKS} content chunks each; throughput: ${total} calls at concurrency 4, median of ${rounds}.`,
+      `${CHUNKS} content chunks each; throughput: ${total} calls at concurrency 4, median of ${rounds}`,
+      `(and ${slowTotal} calls to a model that answers after ${SLOW_MS} ms, where the upstream bounds the rate).`,
       '',
       table(
         ['', 'direct', 'through the gateway', 'added', 'target'],
@@ -221,6 +235,13 @@ export async function benchGateway({ quick = false } = {}) {
             fmt(tGateway),
             `${fmt(ratio, 2)}×`,
             `≥ ${TARGET_THROUGHPUT_RATIO}×: ${met(ratio >= TARGET_THROUGHPUT_RATIO)}`,
+          ],
+          [
+            `throughput at concurrency 4, model answering in ${SLOW_MS} ms (calls/s)`,
+            fmt(sDirect, 1),
+            fmt(sGateway, 1),
+            `${fmt(sGateway / sDirect, 2)}×`,
+            '',
           ],
         ],
       ),
