@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { EchoProvider, ModelRuntime, type Journal, type ModelProvider } from '@sluice/runtime';
 import { ChatAgent } from './agents/index.js';
+import { SessionCredentials } from './gateway/index.js';
 import {
   DaemonConfigError,
   resolveDaemonConfig,
@@ -18,6 +19,8 @@ export interface DaemonParts {
   provider?: ModelProvider;
   agent?: Agent;
   store?: SessionStore;
+  /** The per-session gateway credentials (default: a fresh set). */
+  credentials?: SessionCredentials;
   onError?: (error: unknown, context: string) => void;
   /** Told about every prompt that ended `turn_error`: ids and codes, never text. */
   onTurnError?: (failure: TurnFailure) => void;
@@ -31,6 +34,11 @@ export interface Daemon {
   /** Permission requests of running turns and their votes (PROTOCOL §7). */
   readonly permissions: PermissionBroker;
   readonly journal: Journal;
+  /**
+   * The one set of per-session credentials of the model gateway (`/v1/*`): an external agent
+   * issues one per session and the gateway attributes calls by it (docs/decisions/014).
+   */
+  readonly credentials: SessionCredentials;
   /** True once `close()` was called: no new sessions or prompts are admitted. */
   readonly draining: boolean;
   /**
@@ -115,6 +123,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
   const provider = parts.provider ?? buildProvider(resolved);
   const storage = openStorage(resolved, parts);
   const runtime = buildRuntime(resolved, provider, storage);
+  const credentials = parts.credentials ?? new SessionCredentials();
   // The broker publishes through the bridge, which drops events of sessions that are gone.
   const permissions = new PermissionBroker({
     responseTimeoutMs: resolved.permissionResponseTimeoutMs,
@@ -160,6 +169,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     bridge,
     permissions,
     journal: storage.journal,
+    credentials,
     get draining() {
       return bridge.draining;
     },
