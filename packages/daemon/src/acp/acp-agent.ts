@@ -99,9 +99,10 @@ export function buildAcpAgent(daemon: AcpDaemon, host: AcpSessionHost): acp.Agen
     )
     .onRequest(
       'session/new',
-      guard('session/new', (params: acp.NewSessionRequest): acp.NewSessionResponse => {
+      guard('session/new', async (params: acp.NewSessionRequest): Promise<acp.NewSessionResponse> => {
         admitting();
-        const handle = bridge.createSession({ cwd: params.cwd, scope: 'thread' });
+        // openSession: an external agent prepares the session first (agent_unavailable).
+        const handle = await bridge.openSession({ cwd: params.cwd, scope: 'thread' });
         host.attach(handle.sessionId, handle.clientId, false);
         return { sessionId: handle.sessionId };
       }),

@@ -22,7 +22,8 @@ export type SessionErrorCode =
   | 'invalid_branch_name'
   | 'invalid_turn_result'
   | 'bridge_shutting_down'
-  | 'daemon_shutting_down';
+  | 'daemon_shutting_down'
+  | 'unknown_agent';
 
 /** Base of every error the session layer throws: a stable `code`, never a message to match. */
 export abstract class SessionError extends SluiceError<SessionErrorCode> {}
@@ -284,5 +285,21 @@ export class DaemonDrainingError extends SessionError {
   readonly retryable = true;
   constructor() {
     super('The daemon is shutting down');
+  }
+}
+
+/** A create named an agent (`agent` body field) that this daemon does not run (HTTP `400`). */
+export class UnknownAgentError extends SessionError {
+  readonly code = 'unknown_agent';
+  readonly retryable = false;
+  constructor(
+    readonly agent: unknown,
+    readonly known: readonly string[],
+  ) {
+    super(
+      known.length === 0
+        ? `agent ${JSON.stringify(agent)} is unknown: this daemon runs only its built-in agent`
+        : `agent ${JSON.stringify(agent)} is unknown; choose one of ${known.map((name) => JSON.stringify(name)).join(', ')}`,
+    );
   }
 }
