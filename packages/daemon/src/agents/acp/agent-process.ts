@@ -131,7 +131,8 @@ export class AgentProcess {
   /** `error` as the reason this agent cannot be used now, with its own words. */
   unavailable(reason: string, error: unknown): AgentUnavailableError {
     if (error instanceof AgentUnavailableError) return error;
-    const own = error instanceof RpcError ? error.message : ((error as Error)?.message ?? String(error));
+    const own =
+      error instanceof RpcError ? rpcErrorText(error) : ((error as Error)?.message ?? String(error));
     const detail = error instanceof AgentCrashedError ? `${own}; stderr: ${this.stderrTail}` : own;
     return new AgentUnavailableError(this.name, reason, detail);
   }
@@ -219,4 +220,12 @@ export class AgentProcess {
       this.options.log.info({ agent: this.name, pid: this.child.pid, stream: 'stderr' }, text);
     }
   }
+}
+
+/** An agent's JSON-RPC error in its own words: the message, and `data` (often the detail) when present. */
+export function rpcErrorText(error: RpcError): string {
+  if (error.data === undefined || error.data === null) return error.message;
+  const details = (error.data as { details?: unknown }).details;
+  const data = typeof details === 'string' ? details : JSON.stringify(error.data);
+  return `${error.message}: ${data}`;
 }

@@ -1,6 +1,6 @@
 import type { Clock, TimerHandle } from '@sluice/runtime';
 import type { AgentTurn, TurnResult } from '../../sessions/index.js';
-import type { AgentProcess } from './agent-process.js';
+import { rpcErrorText, type AgentProcess } from './agent-process.js';
 import { AgentTurnFailedError, AgentUnresponsiveError } from './errors.js';
 import { RpcError } from './json-rpc-channel.js';
 import type { GatewayCredentials, ProcessPool } from './process-pool.js';
@@ -49,7 +49,8 @@ export class TurnRunner {
       const stopReason = typeof answer?.stopReason === 'string' ? answer.stopReason : 'end_turn';
       return { stopReason, messages: [{ role: 'assistant', content: linked.text }] };
     } catch (error) {
-      if (error instanceof RpcError) throw new AgentTurnFailedError(proc.name, error.message, error.rpcCode);
+      if (error instanceof RpcError)
+        throw new AgentTurnFailedError(proc.name, rpcErrorText(error), error.rpcCode);
       throw error;
     } finally {
       stopCancel();
