@@ -4,6 +4,9 @@ import { RpcError } from './json-rpc-channel.js';
 import type { ProcessPool } from './process-pool.js';
 import type { SessionLink } from './session-link.js';
 
+/** The JSON-RPC code of ACP's "authentication required" error. */
+const AUTH_REQUIRED = -32000;
+
 /** Resolves when `promise` settles or `signal` aborts, whichever is first; rejects with the promise. */
 function untilSettledOrAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
@@ -75,8 +78,8 @@ export class SessionOpener {
   }
 
   private reasonOf(proc: AgentProcess, error: unknown): string {
-    if (error instanceof RpcError && (proc.info?.authMethods.length ?? 0) > 0)
-      return 'it requires authentication';
+    // ACP's "authentication required" (qwen lists authMethods even when configured: not a sign).
+    if (error instanceof RpcError && error.rpcCode === AUTH_REQUIRED) return 'it requires authentication';
     if (proc.dead !== undefined) return 'its process ended while opening the session';
     return 'session/new failed';
   }
