@@ -4,6 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { api, openEvents } from '../helpers/http-client.js';
 import { SLUICE_MAIN, runSluice, startSluice, type SluiceProcess } from '../helpers/sluice-process.js';
+import {
+  DEFAULT_AGENT_IDLE_TIMEOUT_MS,
+  DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
+  DEFAULT_AGENT_MAX_PROCESSES,
+  DEFAULT_AGENT_SESSIONS_PER_PROCESS,
+} from '../../src/defaults.js';
 import { promptAndWait } from './acp-helpers.js';
 
 // A real agent that needs no install: `sluice serve --agent "node <bundle> acp"` runs its
@@ -60,6 +66,19 @@ describe('sluice serve --agent with Sluice’s own ACP agent', () => {
     } finally {
       await other.stop();
     }
+  });
+
+  test('serve --help documents the agent flags and their defaults', async () => {
+    const help = (await runSluice(['serve', '--help'])).stdout.replace(/\s+/g, ' ');
+    const expected: Array<[string, number]> = [
+      ['--agent-sessions-per-process <n>', DEFAULT_AGENT_SESSIONS_PER_PROCESS],
+      ['--agent-max-processes <n>', DEFAULT_AGENT_MAX_PROCESSES],
+      ['--agent-idle-timeout-ms <ms>', DEFAULT_AGENT_IDLE_TIMEOUT_MS],
+      ['--agent-liveness-timeout-ms <ms>', DEFAULT_AGENT_LIVENESS_TIMEOUT_MS],
+    ];
+    expect(help).toContain('--agent <command>');
+    for (const [flag, value] of expected)
+      expect(help.slice(help.indexOf(flag)).split(' --')[0], flag).toContain(`(default: ${value})`);
   });
 
   test('a bad --agent value refuses to start, naming the flag', async () => {

@@ -53,7 +53,9 @@ export function splitCommandLine(line: string): string[] {
  */
 export function parseAgentSpec(spec: string): AgentCommand {
   const named = NAMED_SPEC.exec(spec.trim());
-  const command = splitCommandLine(named ? named[2]! : spec);
+  let command = splitCommandLine(named ? named[2]! : spec);
+  // `name="cmd args"` that reached us with its quotes (no shell took them off): one word to split.
+  if (named && command.length === 1 && /^\s*["']/.test(named[2]!)) command = splitCommandLine(command[0]!);
   if (command.length === 0) throw new RangeError(`agent command is empty: ${JSON.stringify(spec)}`);
   const name = named ? named[1]! : basename(command[0]!).replace(/\.(c|m)?js$/, '');
   if (!NAME_PATTERN.test(name))
