@@ -93,7 +93,7 @@ describe('a crashed agent process', () => {
 
 describe('a hung agent process', () => {
   test('that leaves the liveness probe unanswered is killed: turn_error agent_unresponsive, and the session recovers', async () => {
-    d = await startAgentDaemon((log) => [testAgent('test', log)], { agentLivenessTimeoutMs: 300 });
+    d = await startAgentDaemon((log) => [testAgent('test', log)], { agentLivenessTimeoutMs: 1_000 });
     const a = await openSession(d.url);
     const b = await openSession(d.url);
     await promptAndWait(d.url, a, 'say before');

@@ -35,13 +35,13 @@ export interface AcpAgentPoolOptions {
   maxProcesses?: number;
   /** A process without a running turn is retired after this long; default 5 minutes. */
   idleTimeoutMs?: number;
-  /** A liveness probe (and `initialize`) unanswered this long kills the process; default 30 s. */
+  /** A liveness probe unanswered this long kills the process; default 30 s. */
   livenessTimeoutMs?: number;
   /** Pause between liveness probes; default a third of `livenessTimeoutMs`. */
   livenessIntervalMs?: number;
   /** After `session/cancel`, how long the prompt's answer may take before the process is killed; default 10 s. */
   cancelGraceMs?: number;
-  /** Bound of `session/new` and `session/load`; default 60 s. */
+  /** Bound of `initialize`, `session/new` and `session/load`; default 60 s. */
   startTimeoutMs?: number;
   /** The daemon's session credentials: each session's agent calls the gateway with its own. */
   credentials?: GatewayCredentials;
@@ -94,6 +94,12 @@ export class AcpAgentPool implements Agent {
     );
     // One session per process: the session's own credential goes in the process's env.
     this.perSessionCredentials = sessionsPerProcess === 1 && options.credentials !== undefined;
+    const startTimeoutMs = integerInRange(
+      'startTimeoutMs',
+      options.startTimeoutMs ?? DEFAULT_AGENT_START_TIMEOUT_MS,
+      1,
+      MAX_TIMEOUT_MS,
+    );
     this.pool = new ProcessPool({
       sessionsPerProcess,
       maxProcesses: positiveInteger('maxProcesses', options.maxProcesses ?? DEFAULT_AGENT_MAX_PROCESSES),
@@ -104,6 +110,7 @@ export class AcpAgentPool implements Agent {
         MAX_TIMEOUT_MS,
       ),
       livenessTimeoutMs,
+      startTimeoutMs,
       livenessIntervalMs: integerInRange(
         'livenessIntervalMs',
         options.livenessIntervalMs ?? Math.max(1, Math.floor(livenessTimeoutMs / 3)),
@@ -122,12 +129,6 @@ export class AcpAgentPool implements Agent {
       }),
       onDeath: (proc, cause) => this.onDeath(proc, cause),
     });
-    const startTimeoutMs = integerInRange(
-      'startTimeoutMs',
-      options.startTimeoutMs ?? DEFAULT_AGENT_START_TIMEOUT_MS,
-      1,
-      MAX_TIMEOUT_MS,
-    );
     this.opener = new SessionOpener(this.pool, startTimeoutMs, (proc, link) => this.register(proc, link));
     this.turns = new TurnRunner({
       pool: this.pool,

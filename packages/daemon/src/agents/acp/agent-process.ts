@@ -31,7 +31,7 @@ export interface AgentProcessOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly clock: Clock;
   readonly log: AgentLog;
-  /** Bound of `initialize` (and of each liveness probe's answer). */
+  /** Bound of each liveness probe's answer. */
   readonly livenessTimeoutMs: number;
   /** Pause between a probe's answer and the next probe. */
   readonly livenessIntervalMs: number;
@@ -105,10 +105,10 @@ export class AgentProcess {
   }
 
   /**
-   * `initialize` within the liveness bound; an error answer, an exit or silence becomes
+   * `initialize` within `timeoutMs`; an error answer, an exit or silence becomes
    * `AgentUnavailableError` with the agent's own message. Starts the liveness probe.
    */
-  async initialize(): Promise<AgentInfo> {
+  async initialize(timeoutMs: number): Promise<AgentInfo> {
     const answer = await this.bounded(
       this.channel.request('initialize', {
         protocolVersion: ACP_PROTOCOL_VERSION,
@@ -116,6 +116,7 @@ export class AgentProcess {
         clientInfo: { name: 'sluice', version: '0.1.0' },
       }),
       'initialize',
+      timeoutMs,
     ).catch((error: unknown) => {
       throw this.unavailable('initialize failed', error);
     });

@@ -16,6 +16,8 @@ export interface ProcessPoolOptions {
   readonly maxProcesses: number;
   readonly idleTimeoutMs: number;
   readonly livenessTimeoutMs: number;
+  /** Bound of `initialize` (a cold start of a real agent takes seconds). */
+  readonly startTimeoutMs: number;
   readonly livenessIntervalMs: number;
   readonly clock: Clock;
   readonly log: AgentLog;
@@ -134,7 +136,7 @@ export class ProcessPool {
     });
     proc.credentialKey = credentialKey;
     this.processes.add(proc);
-    const ready = proc.initialize();
+    const ready = proc.initialize(this.options.startTimeoutMs);
     ready.catch(() => proc.kill(proc.dead ?? proc.unavailable('initialize failed', 'no answer')));
     this.ready.set(proc, ready);
     return proc;

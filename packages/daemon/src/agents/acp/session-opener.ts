@@ -50,7 +50,13 @@ export class SessionOpener {
 
   /** Makes sure the session is open in a live process, unless `signal` aborts first. */
   async ensureOpen(link: SessionLink, signal: AbortSignal): Promise<void> {
-    while (link.process === undefined && !signal.aborted) {
+    while (!signal.aborted) {
+      if (link.process?.dead !== undefined) {
+        // it died between opening the session and registering it: a re-open, like any death
+        link.process = undefined;
+        link.reopen = true;
+      }
+      if (link.process !== undefined) return;
       if (link.opening === undefined) {
         const opening = this.open(link).finally(() => {
           if (link.opening === opening) link.opening = undefined;
@@ -66,6 +72,7 @@ export class SessionOpener {
     const proc = await this.pool.acquire(link);
     try {
       await this.openIn(proc, link);
+      if (proc.dead !== undefined) throw proc.dead;
       link.process = proc;
       link.reopen = false;
       proc.sessions.add(link.sessionId);

@@ -26,6 +26,7 @@ export class TurnRunner {
 
   async run(link: SessionLink, turn: AgentTurn): Promise<TurnResult> {
     const proc = link.process!;
+    if (proc.dead !== undefined) throw proc.dead;
     const agentSessionId = link.agentSessionId!;
     const replay = link.replayPending ? replayBlock(turn.conversation) : undefined;
     link.replayPending = false;
