@@ -137,7 +137,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     try {
       await waitUntilIdle(bridge, resolved.drainTimeoutMs);
       await bridge.shutdown('daemon_shutdown');
-      agentPool?.close();
+      await agentPool?.close();
       bridge.streams.closeAll('daemon_shutdown');
       await runtime.shutdown({ abortRunning: true });
       await storage.close();

@@ -91,7 +91,7 @@ describe('the agent process pool', () => {
     const died = await a.stream.waitFor((f) => f.event === 'session_died');
     expect(died.data.data.code).toBe('agent_unresponsive');
     expect((await promptAndWait(d.url, b, 'say unaffected')).text).toBe('unaffected ');
-    pool.close();
+    await pool.close();
     a.stream.close();
     b.stream.close();
   });

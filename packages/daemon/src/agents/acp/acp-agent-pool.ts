@@ -197,9 +197,9 @@ export class AcpAgentPool implements Agent {
   }
 
   /** Ends every agent process (daemon shutdown); their sessions are not told they died. */
-  close(): void {
+  close(): Promise<void> {
     this.closed = true;
-    this.pool.retireAll();
+    return this.pool.retireAll();
   }
 
   private newLink(sessionId: string, agent: AgentCommand, cwd: string, workspaceCwd: string): SessionLink {

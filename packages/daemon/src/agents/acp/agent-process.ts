@@ -62,6 +62,8 @@ export class AgentProcess {
   /** When it last ended a turn or opened a session (the clock's time), for idle reaping. */
   lastActiveAt: number;
   info: AgentInfo | undefined;
+  /** Resolves once the child process is gone (or never started). */
+  readonly exited: Promise<void>;
   /** Sessions being opened in it now (they count against `sessionsPerProcess`). */
   opening = 0;
   /** Ended on purpose (idle, closed, shutdown): its sessions did not die. */
@@ -82,6 +84,10 @@ export class AgentProcess {
       onProtocolError: (reason) => this.kill(new AgentCrashedError(this.name, null, `protocol: ${reason}`)),
     });
     this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => this.onStderr(chunk));
+    this.exited = new Promise<void>((resolve) => {
+      this.child.once('exit', () => resolve());
+      this.child.once('error', () => resolve());
+    });
     this.child.once('error', (error: NodeJS.ErrnoException) => {
       const reason = error.code === 'ENOENT' ? `command not found: ${command}` : `cannot start ${command}`;
       this.die(new AgentUnavailableError(this.name, reason, error.message));

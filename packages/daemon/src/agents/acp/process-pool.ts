@@ -38,6 +38,8 @@ export class ProcessPool {
   readonly processes = new Set<AgentProcess>();
   private readonly ready = new Map<AgentProcess, Promise<unknown>>();
   private readonly idleTimers = new Map<AgentProcess, TimerHandle>();
+  /** Retired processes that have not exited yet (SIGTERM sent, SIGKILL after the grace). */
+  private readonly exiting = new Set<AgentProcess>();
   private processSeq = 0;
 
   constructor(private readonly options: ProcessPoolOptions) {}
@@ -83,9 +85,10 @@ export class ProcessPool {
     else this.touch(proc);
   }
 
-  /** Ends every process (daemon shutdown). */
-  retireAll(): void {
+  /** Ends every process (daemon shutdown); resolves once all are gone (SIGKILL after the grace). */
+  async retireAll(): Promise<void> {
     for (const proc of [...this.processes]) this.retire(proc);
+    await Promise.all([...this.exiting].map((proc) => proc.exited));
   }
 
   /** Forgets a process that died (the owner's `onDeath` calls this first). */
@@ -158,6 +161,9 @@ export class ProcessPool {
   }
 
   private retire(proc: AgentProcess): void {
+    if (proc.dead !== undefined) return;
+    this.exiting.add(proc);
+    void proc.exited.then(() => this.exiting.delete(proc));
     proc.retire(RETIRE_GRACE_MS);
   }
 
