@@ -165,3 +165,27 @@ describe('named agents', () => {
     chosen.stream.close();
   });
 });
+
+describe("an agent's stderr", () => {
+  test('goes to the daemon log line by line, never to a client', async () => {
+    const lines: Array<{ fields: Record<string, unknown>; message: string }> = [];
+    const agentLog = {
+      info: (fields: Record<string, unknown>, message: string) => lines.push({ fields, message }),
+      warn: (fields: Record<string, unknown>, message: string) => lines.push({ fields, message }),
+    };
+    d = await startAgentDaemon((log) => [testAgent('test', log)], {}, { agentLog });
+    const a = await openSession(d.url);
+    const crashing = await sendPrompt(d.url, a.sessionId, 'crash');
+    await terminalOf(a.stream, crashing);
+    await until(
+      () => lines.some((l) => l.message === 'test agent: crashing on purpose'),
+      'the line was logged',
+    );
+    expect(lines.find((l) => l.message === 'test agent: crashing on purpose')!.fields).toMatchObject({
+      agent: 'test',
+      stream: 'stderr',
+    });
+    expect(a.stream.raw()).not.toContain('crashing on purpose');
+    a.stream.close();
+  });
+});
