@@ -39,7 +39,7 @@ export async function postPrompt(
   clientId: string | undefined,
   signal: AbortSignal | undefined,
 ): Promise<Admission> {
-  const key = globalThis.crypto.randomUUID();
+  const key = newIdempotencyKey();
   for (let attempt = 0; ; attempt++) {
     try {
       return await postOnce(core, sessionId, request, clientId, signal, key);
@@ -48,6 +48,18 @@ export async function postPrompt(
       await sleep(PROMPT_POST_RETRY_BASE_MS * 2 ** attempt, signal);
     }
   }
+}
+
+/**
+ * A key unique to one prompt: a UUID where Web Crypto is available (Node, secure browser pages),
+ * else random base-36 digits — the key needs to be unique, not secret.
+ */
+function newIdempotencyKey(): string {
+  const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  if (typeof crypto?.randomUUID === 'function') return crypto.randomUUID();
+  let key = Date.now().toString(36);
+  while (key.length < 36) key += Math.random().toString(36).slice(2);
+  return key.slice(0, 36);
 }
 
 /** A failure of the connection itself (fetch's `TypeError`), not an answer of the daemon. */

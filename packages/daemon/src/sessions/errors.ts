@@ -24,7 +24,8 @@ export type SessionErrorCode =
   | 'bridge_shutting_down'
   | 'daemon_shutting_down'
   | 'idempotency_key_reused'
-  | 'invalid_idempotency_key';
+  | 'invalid_idempotency_key'
+  | 'unknown_agent';
 
 /** Base of every error the session layer throws: a stable `code`, never a message to match. */
 export abstract class SessionError extends SluiceError<SessionErrorCode> {}
@@ -308,6 +309,22 @@ export class InvalidIdempotencyKeyError extends SessionError {
   constructor(key: unknown, maxChars: number) {
     super(
       `Idempotency-Key must be 1 to ${maxChars} printable ASCII characters, got ${describeValue(key, 64)}`,
+    );
+  }
+}
+
+/** A create named an agent (`agent` body field) that this daemon does not run (HTTP `400`). */
+export class UnknownAgentError extends SessionError {
+  readonly code = 'unknown_agent';
+  readonly retryable = false;
+  constructor(
+    readonly agent: unknown,
+    readonly known: readonly string[],
+  ) {
+    super(
+      known.length === 0
+        ? `agent ${describeValue(agent, 64)} is unknown: this daemon runs only its built-in agent`
+        : `agent ${describeValue(agent, 64)} is unknown; choose one of ${known.map((name) => JSON.stringify(name)).join(', ')}`,
     );
   }
 }

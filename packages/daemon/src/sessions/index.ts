@@ -14,6 +14,8 @@ export type { BranchedSession, PendingPromptInfo, PromptResult } from './queue-i
 export {
   promptText,
   type Agent,
+  type AgentHost,
+  type AgentSessionStart,
   type AgentTurn,
   type ContentBlock,
   type ConversationMessage,
@@ -52,6 +54,7 @@ export {
   SessionLimitExceededError,
   SessionNotFoundError,
   SessionWorkspaceConflictError,
+  UnknownAgentError,
   WorkspaceMismatchError,
   type SessionErrorCode,
 } from './errors.js';

@@ -1,5 +1,6 @@
 import type { ModelErrorCode } from '@sluice/protocol';
 import { ModelRuntimeError, ProviderError } from '@sluice/runtime';
+import { AgentError, type AgentErrorCode, type AgentUnavailableError } from '../agents/index.js';
 import { EventBusError, type EventBusErrorCode } from '../events/index.js';
 import {
   type InvalidClientIdError,
@@ -122,6 +123,10 @@ const TABLE: Record<
   },
   invalid_permission_request: { status: 500 },
   permission_limit_exceeded: { status: 503, headers: RETRY_AFTER },
+  unknown_agent: {
+    status: 400,
+    body: (error) => ({ ...plain(error), known: (error as unknown as { known: string[] }).known }),
+  },
 };
 
 /** A model call's admission is momentary: a client may try again almost at once. */
@@ -147,6 +152,33 @@ const MODEL_TABLE: Record<ModelErrorCode, { status: number; headers?: Record<str
   interrupted: { status: 500 },
 };
 
+/**
+ * An external agent's errors: it cannot run sessions (`502`: the agent, not the request, is
+ * at fault; the agent's own message is in `agentMessage`), or every process is busy (`503`).
+ * Crash and stall codes end turns (`turn_error`) and reach HTTP only through ACP's table use.
+ */
+const AGENT_TABLE: Record<AgentErrorCode, { status: number; headers?: Record<string, string>; body?: Body }> =
+  {
+    agent_unavailable: {
+      status: 502,
+      body: (error) => {
+        const e = error as unknown as AgentUnavailableError;
+        return { ...plain(error), agent: e.agent, agentMessage: e.agentMessage };
+      },
+    },
+    agent_pool_exhausted: {
+      status: 503,
+      headers: RETRY_AFTER,
+      body: (error) => ({
+        ...plain(error),
+        maxProcesses: (error as unknown as { maxProcesses: number }).maxProcesses,
+      }),
+    },
+    agent_crashed: { status: 502 },
+    agent_unresponsive: { status: 504 },
+    agent_error: { status: 502 },
+  };
+
 function notFound(error: Error & { code: string }): Record<string, unknown> {
   const { sessionId } = error as SessionNotFoundError;
   return { error: `No session with id "${sessionId}"`, code: error.code, sessionId };
@@ -170,6 +202,10 @@ export function mapError(error: unknown): MappedError {
     const body: Record<string, unknown> = { error: error.message };
     if (error.code !== undefined) body['code'] = error.code;
     return { statusCode: error.statusCode, headers: error.headers, body: { ...body, ...error.details } };
+  }
+  if (error instanceof AgentError) {
+    const entry = AGENT_TABLE[error.code];
+    return { statusCode: entry.status, headers: entry.headers ?? {}, body: (entry.body ?? plain)(error) };
   }
   if (error instanceof SessionError || error instanceof EventBusError || error instanceof PermissionError) {
     const entry = TABLE[error.code];
