@@ -1,3 +1,4 @@
+import { describeValue } from '@sluice/protocol';
 import type { ChatMessage, ContentPart, GenerationRequest, ToolCall } from '@sluice/runtime';
 import { HttpError } from '../wire/index.js';
 
@@ -40,9 +41,9 @@ export function readChatRequest(body: unknown): ChatRequest {
   const fields = body as Record<string, unknown>;
   const { model, messages, stream } = fields;
   if (model !== undefined && (typeof model !== 'string' || model === ''))
-    throw new InvalidChatRequestError(`"model" must be a non-empty string, got ${JSON.stringify(model)}`);
+    throw new InvalidChatRequestError(`"model" must be a non-empty string, got ${describeValue(model)}`);
   if (stream !== undefined && stream !== null && typeof stream !== 'boolean')
-    throw new InvalidChatRequestError(`"stream" must be a boolean, got ${JSON.stringify(stream)}`);
+    throw new InvalidChatRequestError(`"stream" must be a boolean, got ${describeValue(stream)}`);
   if (!Array.isArray(messages) || messages.length === 0)
     throw new InvalidChatRequestError('"messages" must be a non-empty array of messages');
   const request: GenerationRequest = { messages: messages.map(readMessage) };
@@ -63,7 +64,7 @@ function readMessage(raw: unknown, index: number): ChatMessage {
   const { role, content, name, tool_call_id: toolCallId, tool_calls: toolCalls } = fields;
   if (typeof role !== 'string' || !ROLES.has(role))
     throw new InvalidChatRequestError(
-      `messages[${index}].role must be one of ${[...ROLES].join(', ')}, got ${JSON.stringify(role)}`,
+      `messages[${index}].role must be one of ${[...ROLES].join(', ')}, got ${describeValue(role)}`,
     );
   const message: ChatMessage = { role: role as ChatMessage['role'], content: readContent(content, index) };
   if (name !== undefined) {
