@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { SessionNotFoundError } from '../sessions/index.js';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Daemon } from '../daemon.js';
 import { DEFAULT_SSE_HEARTBEAT_MS, mapError } from '../wire/index.js';
@@ -81,7 +82,10 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   registerJsonBody(app);
 
   const logger = options.logger;
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler(async (thrown, request, reply) => {
+    // A session that is stored but not loaded: say so (a store read, on the 404 path only).
+    const error =
+      thrown instanceof SessionNotFoundError ? await daemon.bridge.explainNotFound(thrown) : thrown;
     const mapped = mapError(error);
     if (mapped.statusCode >= 500 && mapped.body['code'] === undefined)
       logger?.error({ err: error, route: request.routeOptions.url }, 'request failed');

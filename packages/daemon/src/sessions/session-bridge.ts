@@ -4,7 +4,7 @@ import { PromptAdmitter, type PromptAdmission, type SendPromptOptions } from './
 import { Brancher, type BranchSessionOptions } from './branching.js';
 import { SessionCapacity } from './capacity.js';
 import { assertClientIdFormat } from './clients.js';
-import { InvalidClientIdError, PromptQueueFullError } from './errors.js';
+import { InvalidClientIdError, PromptQueueFullError, SessionNotFoundError } from './errors.js';
 import { resolveBridgeOptions, type SessionBridgeOptions } from './options.js';
 import { SessionPersistence } from './persistence.js';
 import type { BranchedSession, PendingPromptInfo } from './queue-items.js';
@@ -165,6 +165,19 @@ export class SessionBridge {
    */
   openSession(request: CreateSessionRequest = {}): Promise<SessionHandle> {
     return this.directory.openOrRefuseStored(request);
+  }
+
+  /**
+   * The error to answer for a session that is not live: when it is stored here, one that says
+   * to load it first (issue 19 item 14); else `error` as it is.
+   */
+  async explainNotFound(error: SessionNotFoundError): Promise<SessionNotFoundError> {
+    const id = error.sessionId;
+    if (typeof id !== 'string' || !(await this.directory.isStoredNotLive(id))) return error;
+    return new SessionNotFoundError(
+      id,
+      `Session "${id}" is stored but not loaded; load it with POST /session/${id}/load (or /resume) first`,
+    );
   }
 
   /**

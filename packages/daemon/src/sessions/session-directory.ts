@@ -195,6 +195,16 @@ export class SessionDirectory {
     }
   }
 
+  /**
+   * Whether a session that is not live is stored (in a workspace served here): a request for it
+   * then says to load it first. Sessions of other workspaces stay unknown (issue 19 item 6).
+   */
+  async isStoredNotLive(sessionId: string): Promise<boolean> {
+    if (this.sessions.has(sessionId) || this.persistence.store === undefined) return false;
+    const record = await this.persistence.load(sessionId);
+    return record !== undefined && this.workspaces.serves(record.workspaceCwd);
+  }
+
   /** Attaches to a live session, else loads it from the store (`SessionNotFoundError` when neither has it). */
   async restore(id: string, options: RestoreSessionOptions): Promise<SessionHandle> {
     // Ids are stored in lower case, as create records a caller-chosen one.

@@ -181,7 +181,9 @@ const AGENT_TABLE: Record<AgentErrorCode, { status: number; headers?: Record<str
 
 function notFound(error: Error & { code: string }): Record<string, unknown> {
   const { sessionId } = error as SessionNotFoundError;
-  return { error: `No session with id "${sessionId}"`, code: error.code, sessionId };
+  // A not-found error may say more (stored but not loaded); closing and closed ones say this.
+  const message = error.code === 'session_not_found' ? error.message : `No session with id "${sessionId}"`;
+  return { error: message, code: error.code, sessionId };
 }
 
 /** Fastify's own errors: body size, content type, malformed JSON. */
