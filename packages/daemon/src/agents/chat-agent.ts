@@ -8,6 +8,7 @@ import {
   type SessionUpdate,
   type TurnResult,
 } from '../sessions/index.js';
+import { explainProviderFailure } from './provider-failure.js';
 
 /** Options of {@link ChatAgent}. */
 export interface ChatAgentOptions {
@@ -73,6 +74,14 @@ export class ChatAgent implements Agent {
   }
 
   async runTurn(turn: AgentTurn): Promise<TurnResult> {
+    try {
+      return await this.streamTurn(turn);
+    } catch (error) {
+      throw explainProviderFailure(error);
+    }
+  }
+
+  private async streamTurn(turn: AgentTurn): Promise<TurnResult> {
     const messages: ChatMessage[] = [];
     if (this.systemPrompt !== undefined) messages.push({ role: 'system', content: this.systemPrompt });
     for (const message of turn.conversation) messages.push(toChatMessage(message));

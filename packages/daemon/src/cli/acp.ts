@@ -19,7 +19,7 @@ export async function runAcpStdio(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
   const logger = logFromEnv(env, 'sluice-acp');
-  const daemon = await daemonFromFlags(options, operatorLog(logger));
+  const daemon = await daemonFromFlags(options, operatorLog(logger), (message) => logger.warn({}, message));
   const stream = ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,

@@ -142,8 +142,12 @@ function agentSpec(spec: string): AgentCommand {
  * The OpenAI-compatible provider of `config`, validated first so that a bad flag is named before
  * anything loads; `@sluice/runtime/openai` (the `openai` SDK, ~150 modules) is imported only here.
  */
-async function openAIProvider(config: DaemonConfig): Promise<ModelProvider> {
+async function openAIProvider(config: DaemonConfig, warn: (message: string) => void): Promise<ModelProvider> {
   const resolved = resolveDaemonConfig(config);
+  if (resolved.apiKey === undefined && !process.env['OPENAI_API_KEY'])
+    warn(
+      `--provider openai: no API key (OPENAI_API_KEY is unset), so no Authorization header is sent to ${resolved.baseURL ?? process.env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1'}; set OPENAI_API_KEY unless the server needs none`,
+    );
   const { OpenAIProvider } = await import('@sluice/runtime/openai');
   return new OpenAIProvider({
     model: resolved.model!,
@@ -156,10 +160,11 @@ async function openAIProvider(config: DaemonConfig): Promise<ModelProvider> {
 export async function daemonFromFlags(
   options: Omit<ServeOptions, 'port' | 'hostname'>,
   parts: DaemonParts = {},
+  warn: (message: string) => void = () => {},
 ): Promise<Daemon> {
   try {
     const config = daemonConfig(options);
-    const provider = config.provider === 'openai' ? await openAIProvider(config) : undefined;
+    const provider = config.provider === 'openai' ? await openAIProvider(config, warn) : undefined;
     return createDaemon(config, provider === undefined ? parts : { ...parts, provider });
   } catch (error) {
     if (error instanceof DaemonConfigError)
@@ -180,12 +185,14 @@ export function logFromEnv(env: NodeJS.ProcessEnv, name: string): LazyLogger {
 
 /**
  * What an operator reads of the daemon's failures: every turn that ended `turn_error` (ids and
- * codes, never text), and the failures clients are not told about (a failing session store).
+ * codes; the message only of a provider failure — what the upstream said, the key to check — as
+ * an agent's own message may quote the prompt), and the failures clients are not told about.
  */
 export function operatorLog(logger: LazyLogger): Pick<DaemonParts, 'onError' | 'onTurnError' | 'agentLog'> {
   return {
     agentLog: logger,
-    onTurnError: (failure) => logger.warn({ ...failure }, 'turn failed'),
+    onTurnError: ({ message, ...failure }) =>
+      logger.warn(failure.code === 'model_provider_error' ? { ...failure, message } : failure, 'turn failed'),
     onError: (error, context) =>
       logger.error(
         { context, error: error instanceof Error ? error.message : String(error) },
@@ -224,10 +231,11 @@ export async function serve(
   const logger = logFromEnv(env, 'sluice');
   // Agent processes call the model gateway on this server; its port is known once it listens.
   const gateway: { url?: string } = {};
-  const daemon = await daemonFromFlags(options, {
-    ...operatorLog(logger),
-    gatewayUrl: () => gateway.url,
-  });
+  const daemon = await daemonFromFlags(
+    options,
+    { ...operatorLog(logger), gatewayUrl: () => gateway.url },
+    (message) => logger.warn({}, message),
+  );
   const app = buildServer(daemon, {
     hostname: options.hostname,
     ...(token === undefined ? {} : { token }),

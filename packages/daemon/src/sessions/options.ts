@@ -92,6 +92,11 @@ export interface TurnFailure {
   promptId: string;
   code: string | undefined;
   errorKind: string | undefined;
+  /**
+   * The turn error's message: the agent's or the runtime's words (a provider failure's, with the
+   * upstream's own message about the request), bounded; never the prompt's text.
+   */
+  message: string;
 }
 
 /** The validated configuration (unlimited values are `Infinity`). */

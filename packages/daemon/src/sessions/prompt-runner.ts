@@ -323,8 +323,15 @@ export class PromptRunner {
     const data: Record<string, unknown> = { sessionId, promptId, message: outcome.message };
     if (outcome.code !== undefined) data['code'] = outcome.code;
     if (outcome.errorKind !== undefined) data['errorKind'] = outcome.errorKind;
+    if (outcome.retryAfterMs !== undefined) data['retryAfterMs'] = outcome.retryAfterMs;
     this.promptEvent(ticket, SESSION_EVENT.turnError, data);
-    const failure = { sessionId, promptId, code: outcome.code, errorKind: outcome.errorKind };
+    const failure = {
+      sessionId,
+      promptId,
+      code: outcome.code,
+      errorKind: outcome.errorKind,
+      message: outcome.message,
+    };
     this.guard(`onTurnError ${promptId}`, () => this.services.onTurnError(failure));
   }
 

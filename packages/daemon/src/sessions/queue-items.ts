@@ -29,7 +29,15 @@ export function createDeferred<T>(): Deferred<T> {
 /** How a prompt ends: exactly one of these becomes its terminal event. */
 export type PromptOutcome =
   | { kind: 'complete'; stopReason: string }
-  | { kind: 'error'; error: unknown; message: string; code?: string; errorKind?: string };
+  | {
+      kind: 'error';
+      error: unknown;
+      message: string;
+      code?: string;
+      errorKind?: string;
+      /** When the failure says how long to wait (an upstream's `Retry-After`). */
+      retryAfterMs?: number;
+    };
 
 /**
  * Lifecycle of an admitted prompt: `queued` → `running` → (`finishing`, while a decided

@@ -20,6 +20,9 @@ export function errorOutcome(error: unknown): PromptOutcome {
   if (typeof code === 'string' && CODE_PATTERN.test(code)) outcome.code = code;
   const errorKind = fields['errorKind'];
   if (typeof errorKind === 'string' && CODE_PATTERN.test(errorKind)) outcome.errorKind = errorKind;
+  const retryAfterMs = fields['retryAfterMs'];
+  if (typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs >= 0)
+    outcome.retryAfterMs = Math.ceil(retryAfterMs);
   return outcome;
 }
 
