@@ -23,6 +23,27 @@ export interface FakeReply {
   chunkDelayMs?: number;
   /** Stream: send this many content chunks, then hang. */
   hangAfterChunks?: number;
+  /**
+   * Tool calls the model makes. Answered whole in `message.tool_calls`, and streamed as
+   * `delta.tool_calls` fragments (id, type and name in the first, arguments split in pieces).
+   * `finishReason` defaults to `tool_calls` when present; `text` defaults to none.
+   */
+  toolCalls?: readonly FakeToolCall[];
+  /** Top-level fields added to the completion and to every stream chunk (unknown fields). */
+  extra?: Record<string, unknown>;
+  /** Extra response headers (e.g. `retry-after` on an error). */
+  headers?: Record<string, string>;
+}
+
+/** One tool call of a fake reply. */
+export interface FakeToolCall {
+  /** Default `call_<n>` (n from 0 within the reply). */
+  id?: string;
+  name: string;
+  /** The JSON arguments as text, sent verbatim. */
+  arguments: string;
+  /** Streamed: the arguments split into this many fragments; default 3. */
+  argumentChunks?: number;
 }
 
 /** A fixed reply, or one computed per request (e.g. from `body.messages`). */
@@ -111,10 +132,18 @@ export async function startFakeOpenAIServer(
     if (reply.hang) return;
     if (reply.delayMs !== undefined && !(await pause(reply.delayMs, res))) return;
     if (reply.status !== undefined && reply.status >= 400)
-      return sendError(res, reply.status, reply.error ?? {});
+      return sendError(res, reply.status, reply.error ?? {}, reply.headers);
 
-    const text = reply.text ?? 'Hello from the fake server';
-    const finishReason = reply.finishReason === undefined ? 'stop' : reply.finishReason;
+    const toolCalls = (reply.toolCalls ?? []).map((call, i) => ({
+      id: call.id ?? `call_${i}`,
+      type: 'function' as const,
+      function: { name: call.name, arguments: call.arguments },
+      pieces: splitInto(call.arguments, call.argumentChunks ?? 3),
+    }));
+    const text = reply.text ?? (toolCalls.length > 0 ? '' : 'Hello from the fake server');
+    const finishReason =
+      reply.finishReason === undefined ? (toolCalls.length > 0 ? 'tool_calls' : 'stop') : reply.finishReason;
+    const extra = reply.extra ?? {};
     const usage =
       reply.usage === null
         ? undefined
@@ -127,20 +156,22 @@ export async function startFakeOpenAIServer(
     const withUsage = usage && { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
 
     if (body.stream !== true) {
-      res.writeHead(200, { 'content-type': 'application/json' });
+      const message = {
+        role: 'assistant',
+        content: toolCalls.length > 0 && text === '' ? null : text,
+        refusal: null,
+        ...(toolCalls.length > 0
+          ? { tool_calls: toolCalls.map(({ id, type, function: fn }) => ({ id, type, function: fn })) }
+          : {}),
+      };
+      res.writeHead(200, { 'content-type': 'application/json', ...reply.headers });
       res.end(
         JSON.stringify({
           ...base,
           object: 'chat.completion',
-          choices: [
-            {
-              index: 0,
-              message: { role: 'assistant', content: text, refusal: null },
-              finish_reason: finishReason,
-              logprobs: null,
-            },
-          ],
+          choices: [{ index: 0, message, finish_reason: finishReason, logprobs: null }],
           ...(withUsage ? { usage: withUsage } : {}),
+          ...extra,
         }),
       );
       return;
@@ -148,16 +179,21 @@ export async function startFakeOpenAIServer(
 
     const includeUsage =
       (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-    const send = (choices: unknown[], extra: Record<string, unknown> = {}): void => {
+    const send = (choices: unknown[], fields: Record<string, unknown> = {}): void => {
       const chunk = {
         ...base,
         object: 'chat.completion.chunk',
         choices,
         ...(includeUsage ? { usage: null } : {}),
+        ...extra,
       };
-      res.write(`data: ${JSON.stringify({ ...chunk, ...extra })}\n\n`);
+      res.write(`data: ${JSON.stringify({ ...chunk, ...fields })}\n\n`);
     };
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      ...reply.headers,
+    });
     send([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
     const chunks = reply.chunks ?? splitWords(text);
     for (let i = 0; i < chunks.length; i++) {
@@ -166,6 +202,20 @@ export async function startFakeOpenAIServer(
       send([{ index: 0, delta: { content: chunks[i] }, finish_reason: null }]);
     }
     if (reply.hangAfterChunks !== undefined && reply.hangAfterChunks >= chunks.length) return;
+    for (const [index, call] of toolCalls.entries()) {
+      const first = {
+        index,
+        id: call.id,
+        type: call.type,
+        function: { name: call.function.name, arguments: '' },
+      };
+      send([{ index: 0, delta: { tool_calls: [first] }, finish_reason: null }]);
+      for (const piece of call.pieces) {
+        if (reply.chunkDelayMs !== undefined && !(await pause(reply.chunkDelayMs, res))) return;
+        const fragment = { index, function: { arguments: piece } };
+        send([{ index: 0, delta: { tool_calls: [fragment] }, finish_reason: null }]);
+      }
+    }
     send([{ index: 0, delta: {}, finish_reason: finishReason }]);
     if (includeUsage && withUsage) send([], { usage: withUsage });
     res.end('data: [DONE]\n\n');
@@ -205,8 +255,13 @@ export async function startFakeOpenAIServer(
 /** Alias of {@link startFakeOpenAIServer}. */
 export { startFakeOpenAIServer as start };
 
-function sendError(res: ServerResponse, status: number, error: NonNullable<FakeReply['error']>): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+function sendError(
+  res: ServerResponse,
+  status: number,
+  error: NonNullable<FakeReply['error']>,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(
     JSON.stringify({
       error: {
@@ -238,6 +293,14 @@ function words(text: string): number {
 function promptWords(body: Record<string, unknown>): number {
   const messages = Array.isArray(body.messages) ? (body.messages as { content?: unknown }[]) : [];
   return messages.reduce((sum, m) => sum + (typeof m.content === 'string' ? words(m.content) : 0), 0);
+}
+
+/** `text` cut into `count` pieces of near-equal length (fewer when it is shorter). */
+function splitInto(text: string, count: number): string[] {
+  const size = Math.max(1, Math.ceil(text.length / Math.max(1, count)));
+  const pieces: string[] = [];
+  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
+  return pieces;
 }
 
 function splitWords(text: string): string[] {
