@@ -1,7 +1,10 @@
+import { describeValue } from '@sluice/protocol';
 import { isAbsolute, resolve } from 'node:path';
 import { MAX_TIMER_MS } from '@sluice/runtime';
 import {
   DEFAULT_DATA_DIR,
+  DEFAULT_EVENT_MEMORY_BYTES,
+  DEFAULT_EVENT_RING_BYTES,
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_ECHO_DELAY_MS,
   DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION,
@@ -37,6 +40,10 @@ export interface DaemonConfig {
   maxSessionsPerWorkspace?: number;
   /** Default 8000. */
   eventRingSize?: number;
+  /** Bytes one session's replay window may hold; default 16 MiB. */
+  eventRingBytes?: number;
+  /** Bytes all replay windows may hold together; default 256 MiB. */
+  eventMemoryBytes?: number;
   modelMaxConcurrency?: number;
   modelMaxQueued?: number;
   modelMaxInflight?: number;
@@ -114,6 +121,8 @@ const RULES: Record<keyof DaemonConfig, Rule> = {
   maxSessions: count(1),
   maxSessionsPerWorkspace: count(1),
   eventRingSize: count(1, { max: MAX_RING_SIZE, default: DEFAULT_RING_SIZE }),
+  eventRingBytes: count(1, { default: DEFAULT_EVENT_RING_BYTES }),
+  eventMemoryBytes: count(1, { default: DEFAULT_EVENT_MEMORY_BYTES }),
   modelMaxConcurrency: count(1),
   modelMaxQueued: count(0),
   modelMaxInflight: count(1),
@@ -129,12 +138,6 @@ const RULES: Record<keyof DaemonConfig, Rule> = {
   }),
   drainTimeoutMs: count(0, { max: MAX_TIMER_MS, default: DEFAULT_DRAIN_TIMEOUT_MS }),
 };
-
-function describe(value: unknown): string {
-  return typeof value === 'number' || value === null || typeof value === 'boolean'
-    ? String(value)
-    : (JSON.stringify(value) ?? String(value));
-}
 
 /** The reason `value` breaks `rule`, or `undefined` when it is valid. */
 function violation(rule: Rule, value: unknown): string | undefined {
@@ -164,16 +167,16 @@ function violation(rule: Rule, value: unknown): string | undefined {
 /** Validates `config`, fills in the defaults and throws {@link DaemonConfigError} naming a bad value. */
 export function resolveDaemonConfig(config: DaemonConfig = {}): ResolvedDaemonConfig {
   if (typeof config !== 'object' || config === null || Array.isArray(config))
-    throw new DaemonConfigError('config', `config must be an object, got ${describe(config)}`);
+    throw new DaemonConfigError('config', `config must be an object, got ${describeValue(config)}`);
   const resolved: Record<string, unknown> = {};
   for (const [setting, value] of Object.entries(config)) {
     const rule = (RULES as Record<string, Rule | undefined>)[setting];
     if (rule === undefined)
-      throw new DaemonConfigError(setting, `${setting}: unknown setting (got ${describe(value)})`);
+      throw new DaemonConfigError(setting, `${setting}: unknown setting (got ${describeValue(value)})`);
     if (value === undefined) continue;
     const reason = violation(rule, value);
     if (reason !== undefined)
-      throw new DaemonConfigError(setting, `${setting}: ${reason} (got ${describe(value)})`);
+      throw new DaemonConfigError(setting, `${setting}: ${reason} (got ${describeValue(value)})`);
     resolved[setting] = value;
   }
   for (const [setting, rule] of Object.entries(RULES))

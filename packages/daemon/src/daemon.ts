@@ -33,14 +33,27 @@ export interface Daemon {
   readonly journal: Journal;
   /** True once `close()` was called: no new sessions or prompts are admitted. */
   readonly draining: boolean;
+  /**
+   * Opens the stored files and settles what a killed daemon left behind: each model call it
+   * left without a result gets an `interrupted` one. Serving does not wait for it.
+   */
+  recover(): Promise<RecoveryReport>;
   /** Stops admitting, lets pending prompts finish (up to `drainTimeoutMs`), then cancels the rest and shuts down. */
   close(): Promise<void>;
+}
+
+/** What {@link Daemon.recover} found. */
+export interface RecoveryReport {
+  /** Model calls a killed daemon left without a result, now recorded as `interrupted`. */
+  interruptedCalls: number;
 }
 
 /** The journal and session store the daemon uses, and how it lets go of them. */
 interface Storage {
   journal: Journal;
   store: SessionStore | undefined;
+  /** Opens the files now and settles what a killed daemon left. */
+  recover(): Promise<RecoveryReport>;
   /** Closes what the daemon opened itself (an injected journal is closed too). */
   close(): Promise<void>;
   /** Releases the data directory; safe to call more than once. */
@@ -55,7 +68,13 @@ interface Storage {
 function openStorage(config: ResolvedDaemonConfig, parts: DaemonParts): Storage {
   const journal = parts.journal;
   if (journal !== undefined)
-    return { journal, store: parts.store, close: () => journal.close(), unlock: () => {} };
+    return {
+      journal,
+      store: parts.store,
+      recover: () => Promise.resolve({ interruptedCalls: 0 }),
+      close: () => journal.close(),
+      unlock: () => {},
+    };
   const dataDir = resolve(config.dataDir);
   const path = prepareDataDir(dataDir);
   const unlock = lockDataDir(dataDir);
@@ -63,6 +82,7 @@ function openStorage(config: ResolvedDaemonConfig, parts: DaemonParts): Storage 
   return {
     journal: persistence.journal,
     store: parts.store ?? persistence.store,
+    recover: () => persistence.recover(),
     close: () => persistence.close(),
     unlock,
   };
@@ -109,6 +129,8 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     store: storage.store,
     workspaces: [resolved.workspace],
     eventRingSize: resolved.eventRingSize,
+    ...(resolved.eventRingBytes === undefined ? {} : { eventRingBytes: resolved.eventRingBytes }),
+    ...(resolved.eventMemoryBytes === undefined ? {} : { eventMemoryBytes: resolved.eventMemoryBytes }),
     maxPendingPromptsPerSession: resolved.maxPendingPromptsPerSession,
     promptDeadlineMs: resolved.promptDeadlineMs,
     maxSessions: resolved.maxSessions,
@@ -141,6 +163,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     get draining() {
       return bridge.draining;
     },
+    recover: () => storage.recover(),
     close: () => (closing ??= close()),
   };
 }

@@ -13,8 +13,21 @@ export const DEFAULT_ECHO_DELAY_MS = 0;
 /** How long SIGTERM waits for pending prompts before cancelling them (`--drain-timeout-ms`). */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
+/**
+ * A request's headers and body must arrive within this (`--request-timeout-ms`): a client that
+ * sends headers and part of a body cannot hold a connection open for ever (issue 19 item 4).
+ * Responses, SSE streams included, are not bounded by it.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** Open connections the server accepts at once (`--max-connections`); beyond it new ones are closed. */
+export const DEFAULT_MAX_CONNECTIONS = 4096;
+
 /** Events kept for `Last-Event-ID` replay per session (PROTOCOL §6). */
 export const DEFAULT_RING_SIZE = 8000;
+/** Bytes one session's replay window may hold (`--event-ring-bytes`; issue 19 item 3). */
+export const DEFAULT_EVENT_RING_BYTES = 16 * 1024 * 1024;
+/** Bytes every replay window may hold together (`--event-memory-bytes`). */
+export const DEFAULT_EVENT_MEMORY_BYTES = 256 * 1024 * 1024;
 /** Upper bound of `ringSize`, so that a typo cannot reserve unbounded memory per session. */
 export const MAX_RING_SIZE = 1_000_000;
 

@@ -14,6 +14,8 @@ export const MODEL_ERROR_CODES = [
   'model_recording_failed',
   'model_closure_failure',
   'model_provider_error',
+  // Recorded at start-up for a call whose daemon was killed before it ended; never re-run (SCH-15).
+  'interrupted',
 ] as const;
 
 /** One of {@link MODEL_ERROR_CODES}. */

@@ -52,7 +52,7 @@ export {
   type ModelResultRecord,
   type RecordedOptions,
 } from './journal/records.js';
-export { JournalClosedError, JournalWriteError } from './journal/journal-errors.js';
+export { JournalClosedError, JournalSchemaTooNewError, JournalWriteError } from './journal/journal-errors.js';
 export { MemoryJournal, type MemoryJournalOptions } from './journal/memory-journal.js';
 export { SqliteJournal } from './journal/sqlite-journal.js';
 export type { SqliteJournalOptions } from './journal/sqlite-journal-options.js';

@@ -521,7 +521,7 @@ describe('journal schema', () => {
 
     const db = new Database(file, { readonly: true });
     try {
-      expect(userVersion(db)).toBe(2);
+      expect(userVersion(db)).toBe(JOURNAL_SCHEMA_VERSION);
       const sql = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'journal_records'").pluck().get();
       expect(sql).not.toMatch(/AUTOINCREMENT/i);
       expect(db.prepare('SELECT seq, call_id FROM journal_records ORDER BY seq').all()).toEqual([

@@ -1,9 +1,21 @@
+import { describeValue } from '@sluice/protocol';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import * as acp from '@agentclientprotocol/sdk';
 import type { AcpDaemon } from './acp-daemon.js';
 import { HttpError } from '../wire/index.js';
-import { DaemonDrainingError, type ContentBlock } from '../sessions/index.js';
+import { isAbsolute } from 'node:path';
+import { DaemonDrainingError, InvalidCwdError, type ContentBlock } from '../sessions/index.js';
 import { unsupportedSetting } from './errors.js';
+import {
+  listSessionsParams,
+  newSessionParams,
+  permissionVoteParams,
+  restoreSessionParams,
+  type ListSessionsParams,
+  type RestoreSessionParams,
+  type NewSessionParams,
+  type PermissionVoteParams,
+} from './client-params.js';
 import { isUntypedFailure, toRequestError } from './rpc-errors.js';
 
 /** The ACP protocol version this daemon speaks (stable v1). */
@@ -23,12 +35,26 @@ export interface AcpSessionHost {
   log(error: unknown, context: string): void;
 }
 
-const forkParams = {
+/** Vendor method the official client maps `POST /session/:id/heartbeat` to. */
+export const QWEN_HEARTBEAT = '_qwen/session/heartbeat';
+
+const sessionParams = {
   parse(raw: unknown): { sessionId: string } {
     const sessionId = (raw as { sessionId?: unknown } | null)?.sessionId;
     if (typeof sessionId !== 'string' || sessionId.length === 0)
       throw acp.RequestError.invalidParams({ sessionId: 'must be a non-empty string' });
     return { sessionId };
+  },
+};
+
+/** `session/fork`: the session, and the new one's display name (the official client sends `name`). */
+const forkParams = {
+  parse(raw: unknown): { sessionId: string; name?: string } {
+    const { sessionId } = sessionParams.parse(raw);
+    const name = (raw as { name?: unknown }).name;
+    if (name !== undefined && name !== null && typeof name !== 'string')
+      throw acp.RequestError.invalidParams({ name: 'must be a string' });
+    return typeof name === 'string' ? { sessionId, name } : { sessionId };
   },
 };
 
@@ -41,6 +67,41 @@ const setModelParams = {
   },
 };
 
+/**
+ * One `session/list` page of live sessions: ACP's `SessionInfo` fields plus the REST summary's
+ * (`workspaceCwd`, `createdAt`, `clientCount`, `hasActivePrompt`), which the official client's
+ * `listWorkspaceSessions` hands its caller as it does a REST page.
+ */
+function listPage(bridge: AcpDaemon['bridge'], params: ListSessionsParams): acp.ListSessionsResponse {
+  const start = parseCursor(params.cursor);
+  const size = params.size === undefined ? ACP_LIST_PAGE_SIZE : pageSize(params.size);
+  const all = bridge.listSessions(params.cwd);
+  const page = all.slice(start, start + size);
+  const next = start + page.length;
+  return {
+    sessions: page.map((summary) => ({
+      sessionId: summary.sessionId,
+      cwd: summary.cwd,
+      updatedAt: new Date(summary.updatedAt).toISOString(),
+      ...(summary.displayName === undefined ? {} : { title: summary.displayName }),
+      workspaceCwd: summary.workspaceCwd,
+      createdAt: new Date(summary.createdAt).toISOString(),
+      clientCount: summary.clientCount,
+      hasActivePrompt: summary.hasActivePrompt,
+    })),
+    ...(next < all.length ? { nextCursor: String(next) } : {}),
+  };
+}
+
+function cwdOf(params: { cwd?: string }): { cwd?: string } {
+  return params.cwd === undefined ? {} : { cwd: params.cwd };
+}
+
+function pageSize(size: number): number {
+  if (Number.isSafeInteger(size) && size >= 1) return Math.min(size, ACP_LIST_PAGE_SIZE);
+  throw new HttpError(400, 'invalid_size', `size must be a positive integer, got ${String(size)}`);
+}
+
 function parseCursor(cursor: string | null | undefined): number {
   if (cursor === undefined || cursor === null || cursor === '') return 0;
   const value = /^\d+$/.test(cursor) ? Number(cursor) : NaN;
@@ -48,7 +109,7 @@ function parseCursor(cursor: string | null | undefined): number {
     throw new HttpError(
       400,
       'invalid_cursor',
-      `cursor must be one this daemon handed out, got ${JSON.stringify(cursor)}`,
+      `cursor must be one this daemon handed out, got ${describeValue(cursor)}`,
     );
   return value;
 }
@@ -99,51 +160,46 @@ export function buildAcpAgent(daemon: AcpDaemon, host: AcpSessionHost): acp.Agen
     )
     .onRequest(
       'session/new',
-      guard('session/new', (params: acp.NewSessionRequest): acp.NewSessionResponse => {
+      newSessionParams,
+      guard('session/new', async (params: NewSessionParams): Promise<acp.NewSessionResponse> => {
         admitting();
-        const handle = bridge.createSession({ cwd: params.cwd, scope: 'thread' });
+        if (params.cwd !== undefined && !isAbsolute(params.cwd)) throw new InvalidCwdError(params.cwd);
+        const request = {
+          ...(params.cwd === undefined ? {} : { cwd: params.cwd }),
+          scope: 'thread' as const,
+        };
+        const handle =
+          params.sessionId === undefined
+            ? bridge.createSession(request)
+            : await bridge.openSession({ ...request, sessionId: params.sessionId.toLowerCase() });
         host.attach(handle.sessionId, handle.clientId, false);
         return { sessionId: handle.sessionId };
       }),
     )
     .onRequest(
       'session/load',
-      guard('session/load', async (params: acp.LoadSessionRequest): Promise<acp.LoadSessionResponse> => {
+      restoreSessionParams,
+      guard('session/load', async (params: RestoreSessionParams): Promise<acp.LoadSessionResponse> => {
         admitting();
-        const handle = await bridge.restoreSession(params.sessionId, { mode: 'load' });
+        const handle = await bridge.restoreSession(params.sessionId, { mode: 'load', ...cwdOf(params) });
         host.attach(handle.sessionId, handle.clientId, true);
         return {};
       }),
     )
     .onRequest(
       'session/resume',
-      guard(
-        'session/resume',
-        async (params: acp.ResumeSessionRequest): Promise<acp.ResumeSessionResponse> => {
-          admitting();
-          const handle = await bridge.restoreSession(params.sessionId, { mode: 'resume' });
-          host.attach(handle.sessionId, handle.clientId, false);
-          return {};
-        },
-      ),
+      restoreSessionParams,
+      guard('session/resume', async (params: RestoreSessionParams): Promise<acp.ResumeSessionResponse> => {
+        admitting();
+        const handle = await bridge.restoreSession(params.sessionId, { mode: 'resume', ...cwdOf(params) });
+        host.attach(handle.sessionId, handle.clientId, false);
+        return {};
+      }),
     )
     .onRequest(
       'session/list',
-      guard('session/list', (params: acp.ListSessionsRequest): acp.ListSessionsResponse => {
-        const start = parseCursor(params.cursor);
-        const all = bridge.listSessions(params.cwd ?? undefined);
-        const page = all.slice(start, start + ACP_LIST_PAGE_SIZE);
-        const next = start + page.length;
-        return {
-          sessions: page.map((summary) => ({
-            sessionId: summary.sessionId,
-            cwd: summary.cwd,
-            updatedAt: new Date(summary.updatedAt).toISOString(),
-            ...(summary.displayName === undefined ? {} : { title: summary.displayName }),
-          })),
-          ...(next < all.length ? { nextCursor: String(next) } : {}),
-        };
-      }),
+      listSessionsParams,
+      guard('session/list', (params: ListSessionsParams) => listPage(bridge, params)),
     )
     .onRequest(
       'session/prompt',
@@ -182,11 +238,35 @@ export function buildAcpAgent(daemon: AcpDaemon, host: AcpSessionHost): acp.Agen
       }),
     )
     .onRequest(
+      'session/permission',
+      permissionVoteParams,
+      guard('session/permission', (params: PermissionVoteParams): Record<string, never> => {
+        // The official client's vote (PROTOCOL §7 over ACP): first responder wins, as over REST.
+        const sessionId = params.sessionId ?? daemon.permissions.sessionOf(params.requestId);
+        const clientId = sessionId === undefined ? undefined : host.clientIdFor(sessionId);
+        daemon.permissions.vote(params.requestId, params.outcome, {
+          ...(params.sessionId === undefined ? {} : { sessionId: params.sessionId }),
+          ...(clientId === undefined ? {} : { clientId }),
+        });
+        return {};
+      }),
+    )
+    .onRequest(
+      QWEN_HEARTBEAT,
+      sessionParams,
+      guard(QWEN_HEARTBEAT, (params: { sessionId: string }) =>
+        bridge.heartbeat(params.sessionId, host.clientIdFor(params.sessionId)),
+      ),
+    )
+    .onRequest(
       'session/fork',
       forkParams,
-      guard('session/fork', async (params: { sessionId: string }): Promise<{ sessionId: string }> => {
+      guard('session/fork', async (params: { sessionId: string; name?: string }) => {
         admitting();
-        const branched = await bridge.branchSession(params.sessionId);
+        const branched = await bridge.branchSession(
+          params.sessionId,
+          params.name === undefined ? {} : { name: params.name },
+        );
         host.attach(branched.sessionId, branched.clientId, false);
         return { sessionId: branched.sessionId };
       }),
@@ -204,7 +284,7 @@ export function buildAcpAgent(daemon: AcpDaemon, host: AcpSessionHost): acp.Agen
         'session/set_config_option',
         (params: acp.SetSessionConfigOptionRequest): acp.SetSessionConfigOptionResponse => {
           bridge.status(params.sessionId);
-          throw unsupportedSetting(`config option ${JSON.stringify(params.configId)}`, params.value);
+          throw unsupportedSetting(`config option ${describeValue(params.configId)}`, params.value);
         },
       ),
     )

@@ -1,20 +1,41 @@
 import type { AgentConnection, AnyMessage, AnyResponse, JsonRpcId } from '@agentclientprotocol/sdk';
 import type { AcpDaemon } from './acp-daemon.js';
 import { PermissionError } from '../permissions/index.js';
-import { buildAcpAgent, type AcpSessionHost } from './acp-agent.js';
+import { ACP_PROTOCOL_VERSION, buildAcpAgent, type AcpSessionHost } from './acp-agent.js';
 
-/** Where the answer to a request goes: the connection's own stream, or a session's stream. */
-export type AcpRoute = { kind: 'connection' } | { kind: 'session'; sessionId: string };
+/**
+ * Where the answer to a request goes: the connection's own stream, or a session's stream. A
+ * `waits` answer (the turn and the session's settings) waits for the session's stream when none
+ * is open; any other answer naming a session takes the connection stream then.
+ */
+export type AcpRoute = { kind: 'connection' } | { kind: 'session'; sessionId: string; waits: boolean };
 
-/** Methods answered on the connection stream: the session stream may not exist yet (or any more). */
-const CONNECTION_ROUTED = new Set([
-  'initialize',
-  'authenticate',
-  'session/new',
-  'session/load',
-  'session/resume',
-  'session/list',
+/**
+ * Methods answered only on the stream of the session they name (PROTOCOL §8), as in the
+ * reference daemon: the turn and the session's settings. The official client reads these answers
+ * only there, and opens that stream after posting the request, so they wait for it.
+ */
+const SESSION_ROUTED = new Set([
+  'session/prompt',
+  'session/cancel',
+  'session/set_mode',
+  'session/set_config_option',
+  'session/set_model',
 ]);
+
+/** Methods answered on the connection stream even when posted to a session's stream. */
+const CONNECTION_ROUTED = new Set(['session/new', 'session/load', 'session/resume', 'session/list']);
+
+/** How a transport received a message. */
+export interface AcpReceipt {
+  /**
+   * The message was posted to a session's stream (`Acp-Session-Id`, as the ACP SDK client
+   * does): its answer goes to that stream while it is open. Without it, only the turn and
+   * setting methods are answered there (the official client sends no such header and waits for
+   * other answers on the connection stream).
+   */
+  sessionScoped?: boolean;
+}
 
 /** What a transport supplies to an {@link AcpLink}. */
 export interface AcpLinkOptions {
@@ -36,6 +57,21 @@ function idKey(id: JsonRpcId): string {
 
 function isResponse(message: AnyMessage): message is AnyResponse {
   return !('method' in message) && 'id' in message;
+}
+
+/**
+ * `initialize` with `params.protocolVersion` filled in when the client left it out: the official
+ * `@qwen-code/sdk` ACP-HTTP client sends none, and the reference daemon negotiates version 1 for
+ * it. A version of the wrong type is left alone for the schema to refuse (`-32602`).
+ */
+export function withDefaultProtocolVersion<M extends AnyMessage>(message: M, version: number): M {
+  if (!('method' in message) || message.method !== 'initialize') return message;
+  const params = message.params;
+  if (params !== undefined && params !== null && (typeof params !== 'object' || Array.isArray(params)))
+    return message;
+  const record = (params ?? {}) as Record<string, unknown>;
+  if (record['protocolVersion'] !== undefined) return message;
+  return { ...message, params: { ...record, protocolVersion: version } };
 }
 
 function sessionIdOf(message: AnyMessage): string | undefined {
@@ -103,7 +139,7 @@ export class AcpLink {
   }
 
   /** Takes one inbound message: a vote (response) goes to the broker, the rest to the agent app. */
-  receive(message: AnyMessage): void {
+  receive(message: AnyMessage, receipt: AcpReceipt = { sessionScoped: true }): void {
     if (this.closed) return;
     if (isResponse(message)) {
       this.vote(message);
@@ -111,18 +147,21 @@ export class AcpLink {
     }
     if ('id' in message) {
       const sessionId = sessionIdOf(message);
-      this.routes.set(idKey(message.id), { route: this.routeOf(message.method, sessionId), sessionId });
+      this.routes.set(idKey(message.id), {
+        route: this.routeOf(message.method, sessionId, receipt.sessionScoped === true),
+        sessionId,
+      });
       if (sessionId !== undefined)
         this.pendingBySession.set(sessionId, (this.pendingBySession.get(sessionId) ?? 0) + 1);
     }
-    this.inbound.enqueue(message);
+    this.inbound.enqueue(withDefaultProtocolVersion(message, ACP_PROTOCOL_VERSION));
   }
 
   /** Sends a request and resolves with its response instead of routing it (`initialize` over HTTP). */
   call(message: AnyMessage & { id: JsonRpcId }): Promise<AnyMessage> {
     return new Promise((resolve) => {
       this.inline.set(idKey(message.id), resolve);
-      this.inbound.enqueue(message);
+      this.inbound.enqueue(withDefaultProtocolVersion(message, ACP_PROTOCOL_VERSION));
     });
   }
 
@@ -145,10 +184,12 @@ export class AcpLink {
     this.clients.clear();
   }
 
-  private routeOf(method: string, sessionId: string | undefined): AcpRoute {
-    return sessionId === undefined || CONNECTION_ROUTED.has(method)
-      ? { kind: 'connection' }
-      : { kind: 'session', sessionId };
+  private routeOf(method: string, sessionId: string | undefined, sessionScoped: boolean): AcpRoute {
+    if (sessionId === undefined) return { kind: 'connection' };
+    if (SESSION_ROUTED.has(method)) return { kind: 'session', sessionId, waits: true };
+    return sessionScoped && !CONNECTION_ROUTED.has(method)
+      ? { kind: 'session', sessionId, waits: false }
+      : { kind: 'connection' };
   }
 
   private onOutbound(message: AnyMessage): void {
@@ -160,18 +201,23 @@ export class AcpLink {
         resolveInline(message);
         return;
       }
-      const pending = this.routes.get(key);
-      this.routes.delete(key);
-      const sessionId = pending?.sessionId;
-      if (sessionId !== undefined) {
-        const left = (this.pendingBySession.get(sessionId) ?? 1) - 1;
-        if (left > 0) this.pendingBySession.set(sessionId, left);
-        else this.pendingBySession.delete(sessionId);
-      }
-      this.options.deliver(message, pending?.route ?? { kind: 'connection' }, sessionId);
+      this.deliverAnswer(key, message);
       return;
     }
     this.options.deliver(message, { kind: 'connection' }, undefined);
+  }
+
+  /** Hands an answer to the transport, routed by the request it answers. */
+  private deliverAnswer(key: string, message: AnyMessage): void {
+    const pending = this.routes.get(key);
+    this.routes.delete(key);
+    const sessionId = pending?.sessionId;
+    if (sessionId !== undefined) {
+      const left = (this.pendingBySession.get(sessionId) ?? 1) - 1;
+      if (left > 0) this.pendingBySession.set(sessionId, left);
+      else this.pendingBySession.delete(sessionId);
+    }
+    this.options.deliver(message, pending?.route ?? { kind: 'connection' }, sessionId);
   }
 
   /** A client's answer to `session/request_permission`: its id is the broker's requestId. */

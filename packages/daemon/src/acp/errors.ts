@@ -1,3 +1,4 @@
+import { describeValue } from '@sluice/protocol';
 import { HttpError } from '../wire/index.js';
 
 /**
@@ -9,7 +10,7 @@ export function unsupportedSetting(setting: string, value: unknown): HttpError {
   return new HttpError(
     400,
     'unsupported_session_setting',
-    `${setting} ${JSON.stringify(value)} is not supported by this daemon`,
+    `${setting} ${describeValue(value)} is not supported by this daemon`,
     { setting },
   );
 }

@@ -1,6 +1,6 @@
 export type { AcpDaemon } from './acp-daemon.js';
 export { ACP_LIST_PAGE_SIZE, ACP_PROTOCOL_VERSION, buildAcpAgent, type AcpSessionHost } from './acp-agent.js';
-export { AcpLink, type AcpLinkOptions, type AcpRoute } from './acp-link.js';
+export { AcpLink, type AcpLinkOptions, type AcpReceipt, type AcpRoute } from './acp-link.js';
 export { QWEN_NOTIFY, eventToAcpMessage } from './event-translation.js';
 export { RPC_CODE, isUntypedFailure, toRequestError } from './rpc-errors.js';
 export {

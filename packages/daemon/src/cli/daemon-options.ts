@@ -4,6 +4,8 @@ import {
   DEFAULT_DATA_DIR,
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_ECHO_DELAY_MS,
+  DEFAULT_EVENT_MEMORY_BYTES,
+  DEFAULT_EVENT_RING_BYTES,
   DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
@@ -54,6 +56,18 @@ function sessionOptions(command: Command): Command {
         '--event-ring-size <n>',
         `events kept per session for replay (default: ${DEFAULT_RING_SIZE})`,
       ).argParser(integer(1, MAX_RING_SIZE)),
+    )
+    .addOption(
+      new Option(
+        '--event-ring-bytes <n>',
+        `bytes one session's replay window may hold; oldest events go first (default: ${DEFAULT_EVENT_RING_BYTES})`,
+      ).argParser(integer(1)),
+    )
+    .addOption(
+      new Option(
+        '--event-memory-bytes <n>',
+        `bytes all replay windows may hold together (default: ${DEFAULT_EVENT_MEMORY_BYTES})`,
+      ).argParser(integer(1)),
     );
 }
 

@@ -59,8 +59,9 @@ export class LazyLogger {
     this.threshold = threshold;
   }
 
-  info(message: string): void {
-    this.log('info', undefined, message);
+  info(fieldsOrMessage: Record<string, unknown> | string, message?: string): void {
+    if (typeof fieldsOrMessage === 'string') this.log('info', undefined, fieldsOrMessage);
+    else this.log('info', fieldsOrMessage, message ?? '');
   }
 
   warn(fields: Record<string, unknown>, message: string): void {

@@ -2,6 +2,7 @@ import { MAX_TIMER_MS } from '@sluice/runtime';
 import { Command, Option } from 'commander';
 import type { AcpCommandOptions } from './acp.js';
 import { collectOrigin, integer, nonEmpty } from './argument-parsers.js';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS } from '../defaults.js';
 import { daemonOptions } from './daemon-options.js';
 import type { RunningServer, ServeOptions } from './serve.js';
 
@@ -22,7 +23,7 @@ export function buildProgram(): Command {
     .option('--token <token>', 'bearer token (default env SLUICE_TOKEN, then QWEN_SERVER_TOKEN)')
     .option('--require-auth', 'demand the token on loopback too, /health included')
     .option('--allow-origin <origin>', 'allow this browser origin (repeatable)', collectOrigin);
-  daemonOptions(serve)
+  connectionOptions(daemonOptions(serve))
     .addOption(
       new Option('--sse-heartbeat-ms <ms>', 'SSE heartbeat interval')
         .hideHelp()
@@ -84,4 +85,22 @@ export function buildProgram(): Command {
     process.exit(0);
   });
   return program;
+}
+
+/** The bounds of the HTTP server's connections (issue 19 item 4). */
+function connectionOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--request-timeout-ms <ms>',
+        'a request (headers and body) must arrive within this; answers 408 and closes otherwise',
+      )
+        .default(DEFAULT_REQUEST_TIMEOUT_MS)
+        .argParser(integer(1, MAX_TIMER_MS)),
+    )
+    .addOption(
+      new Option('--max-connections <n>', 'open connections accepted at once; more are closed')
+        .default(DEFAULT_MAX_CONNECTIONS)
+        .argParser(integer(1, 1_000_000)),
+    );
 }

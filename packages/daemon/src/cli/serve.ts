@@ -20,6 +20,8 @@ const FLAG_OF: Record<string, string> = {
   maxSessions: '--max-sessions',
   maxSessionsPerWorkspace: '--max-sessions-per-workspace',
   eventRingSize: '--event-ring-size',
+  eventRingBytes: '--event-ring-bytes',
+  eventMemoryBytes: '--event-memory-bytes',
   modelMaxConcurrency: '--model-max-concurrency',
   modelMaxQueued: '--model-max-queued',
   modelMaxInflight: '--model-max-inflight',
@@ -42,6 +44,8 @@ export interface ServeOptions {
   maxSessions?: number;
   maxSessionsPerWorkspace?: number;
   eventRingSize?: number;
+  eventRingBytes?: number;
+  eventMemoryBytes?: number;
   modelMaxConcurrency?: number;
   modelMaxQueued?: number;
   modelMaxInflight?: number;
@@ -53,6 +57,8 @@ export interface ServeOptions {
   echoDelayMs?: number;
   dataDir: string;
   sseHeartbeatMs?: number;
+  requestTimeoutMs?: number;
+  maxConnections?: number;
   drainTimeoutMs?: number;
   permissionResponseTimeoutMs?: number;
 }
@@ -91,6 +97,8 @@ function daemonConfig(options: Omit<ServeOptions, 'port' | 'hostname'>): DaemonC
     ['maxSessions', options.maxSessions],
     ['maxSessionsPerWorkspace', options.maxSessionsPerWorkspace],
     ['eventRingSize', options.eventRingSize],
+    ['eventRingBytes', options.eventRingBytes],
+    ['eventMemoryBytes', options.eventMemoryBytes],
     ['modelMaxConcurrency', options.modelMaxConcurrency],
     ['modelMaxQueued', options.modelMaxQueued],
     ['modelMaxInflight', options.modelMaxInflight],
@@ -187,6 +195,8 @@ export async function serve(
     requireAuth: options.requireAuth ?? false,
     allowOrigins: options.allowOrigin ?? [],
     ...(options.sseHeartbeatMs === undefined ? {} : { sseHeartbeatMs: options.sseHeartbeatMs }),
+    ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+    ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
     logger,
   });
   try {
@@ -206,7 +216,7 @@ export async function serve(
   // The line fastify logged when it had the logger (it no longer does, see buildServer).
   logger.info(`Server listening at http://${host}:${port}`);
   let stopping: Promise<void> | undefined;
-  return {
+  const running: RunningServer = {
     daemon,
     app,
     url: `http://${host}:${port}`,
@@ -220,4 +230,22 @@ export async function serve(
         await logger.flush();
       })()),
   };
+  // The journal opens now, off the start-up path, and settles what a killed daemon left. Files
+  // written by a newer build are refused: the daemon stops rather than fail every call.
+  daemon.recover().then(
+    ({ interruptedCalls }) => logger.info({ interruptedCalls }, 'journal recovered'),
+    (error: unknown) => {
+      logger.error({ err: error }, 'journal recovery failed');
+      if (!isSchemaTooNew(error)) return;
+      process.stderr.write(`error: ${(error as Error).message}\n`);
+      void running.stop().finally(() => process.exit(1));
+    },
+  );
+  return running;
+}
+
+/** A journal or session store written by a newer build. */
+function isSchemaTooNew(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === 'journal_schema_too_new' || code === 'session_store_schema_too_new';
 }

@@ -1,4 +1,4 @@
-import { SluiceError } from '@sluice/protocol';
+import { SluiceError, describeValue } from '@sluice/protocol';
 /** Stable codes of the event bus's errors; the HTTP layer maps them in its one table. */
 export type EventBusErrorCode =
   'invalid_max_queued' | 'invalid_last_event_id' | 'subscriber_limit_exceeded' | 'event_not_serializable';
@@ -15,7 +15,7 @@ export class InvalidMaxQueuedError extends EventBusError {
     readonly min: number,
     readonly max: number,
   ) {
-    super(`maxQueued must be an integer in [${min}, ${max}], got ${String(value)}`);
+    super(`maxQueued must be an integer in [${min}, ${max}], got ${describeValue(value)}`);
   }
 }
 
@@ -24,7 +24,7 @@ export class InvalidLastEventIdError extends EventBusError {
   readonly code = 'invalid_last_event_id';
   readonly retryable = false;
   constructor(readonly value: unknown) {
-    super(`lastEventId must be a non-negative integer, got ${String(value)}`);
+    super(`lastEventId must be a non-negative integer, got ${describeValue(value)}`);
   }
 }
 

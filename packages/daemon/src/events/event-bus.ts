@@ -16,7 +16,8 @@ import {
 } from './frames.js';
 import { BusSubscription, type Subscription } from './subscription.js';
 import { DEFAULT_RING_SIZE, MAX_RING_SIZE } from '../defaults.js';
-import { integerInRange } from '../validate.js';
+import { integerInRange, positiveIntegerOrInfinity } from '../validate.js';
+import type { EventMemory } from './event-memory.js';
 
 export { DEFAULT_RING_SIZE, MAX_RING_SIZE };
 /** Subscriptions one bus holds at once; more are refused with `subscriber_limit_exceeded`. */
@@ -34,6 +35,10 @@ export interface EventBusOptions {
   maxSubscribers?: number;
   /** Wall-clock time in epoch ms for `_meta.serverTimestamp`. Default `Date.now`. */
   now?: () => number;
+  /** Bytes the replay window may hold (see `frameBytes`); oldest events go first. Default unbounded. */
+  ringBytes?: number;
+  /** The daemon-wide budget this bus's ring counts against. */
+  memory?: EventMemory;
 }
 
 /** What a publisher supplies; the bus adds `id`, `v` and `_meta`. */
@@ -84,7 +89,19 @@ export class EventBus {
     const now = options.now ?? Date.now;
     if (typeof now !== 'function') throw new TypeError(`now must be a function, got ${String(now)}`);
     this.now = now;
-    this.ring = new EventRing(this.ringSize);
+    const ringBytes = positiveIntegerOrInfinity('ringBytes', options.ringBytes ?? Infinity);
+    this.ring = new EventRing(this.ringSize, ringBytes, options.memory);
+  }
+
+  /** Bytes its replay window holds. */
+  get retainedBytes(): number {
+    return this.ring.bytes;
+  }
+
+  /** Releases the replay window (and its share of the daemon-wide budget) once the bus is dropped. */
+  dispose(): void {
+    this.close('disposed');
+    this.ring.release();
   }
 
   /** Id of the newest event; 0 before the first. Read it before admitting a prompt (§5). */

@@ -31,6 +31,7 @@ export {
   type PublishInput,
   type SubscribeOptions,
 } from './event-bus.js';
+export { EventMemory } from './event-memory.js';
 export type { Subscription, SubscriptionEndReason } from './subscription.js';
 export { SLOW_CLIENT_WARNING_RATIO, SLOW_CLIENT_REARM_RATIO } from './subscription.js';
 export { parseLastEventId, parseMaxQueued } from './request-params.js';

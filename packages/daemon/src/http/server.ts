@@ -11,6 +11,7 @@ import { permissionRoutes } from './routes/permissions.js';
 import { promptRoutes } from './routes/prompts.js';
 import { sessionClientRoutes, sessionListRoutes, sessionRoutes } from './routes/sessions.js';
 import { securityGate } from './security.js';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS } from '../defaults.js';
 import { positiveInteger } from '../validate.js';
 
 /** Request bodies larger than this are refused with 413 (PROTOCOL §1). */
@@ -44,6 +45,10 @@ export interface ServerOptions {
   acp?: Partial<AcpHttpRegistryOptions>;
   /** Where failed requests are logged (never given prompt text); default nowhere. */
   logger?: FailureLog;
+  /** A request's headers and body must arrive within this; default 30 s. Responses are not bounded. */
+  requestTimeoutMs?: number;
+  /** Open connections accepted at once; more are closed as they arrive. Default 4096. */
+  maxConnections?: number;
 }
 
 /**
@@ -55,22 +60,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   if (options.token !== undefined && options.token.length === 0)
     throw new RangeError('token must not be empty; omit it to run without auth on loopback');
 
-  const app = Fastify({
-    bodyLimit: BODY_LIMIT_BYTES,
-    return503OnClosing: true,
-    // fastify gets no logger: with one it builds a child logger and response listeners for every
-    // request (~3 % of the 503 path) and loads pino's fastify glue at start-up, though requests
-    // are not logged. What the daemon logs (failed requests naming their route, ACP failures,
-    // the listening line) goes to `options.logger` directly. fastify's own diagnostics of misuse
-    // (a reply sent twice and the like) are no longer logged.
-    logger: false,
-    // Routes validate their input in code (one error table, messages that name the value), so
-    // fastify's JSON-schema compilers (ajv, fast-json-stringify: ~1/5 of start-up and several
-    // MiB) are never loaded; a route that declared a schema would fail at registration.
-    schemaController: {
-      compilersFactory: { buildValidator: noSchemaCompiler, buildSerializer: noSchemaCompiler },
-    },
-  }) as unknown as FastifyInstance;
+  const app = createFastify(options);
 
   // The bound port, read once it is known: the Host gate asks on every request.
   let boundPort = 0;
@@ -116,5 +106,39 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
         }),
     ...options.acp,
   });
+  return app;
+}
+
+/** The fastify instance, with the body limit and the bounds of requests and connections. */
+function createFastify(options: ServerOptions): FastifyInstance {
+  const requestTimeoutMs = positiveInteger(
+    'requestTimeoutMs',
+    options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+  );
+  const maxConnections = positiveInteger('maxConnections', options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT_BYTES,
+    // A slow body is answered 408 and its connection closed once the whole request has not
+    // arrived in time; node checks every connection at `connectionsCheckingInterval`.
+    requestTimeout: requestTimeoutMs,
+    http: {
+      headersTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, Math.max(50, Math.floor(requestTimeoutMs / 4))),
+    },
+    return503OnClosing: true,
+    // fastify gets no logger: with one it builds a child logger and response listeners for every
+    // request (~3 % of the 503 path) and loads pino's fastify glue at start-up, though requests
+    // are not logged. What the daemon logs (failed requests naming their route, ACP failures,
+    // the listening line) goes to `options.logger` directly. fastify's own diagnostics of misuse
+    // (a reply sent twice and the like) are no longer logged.
+    logger: false,
+    // Routes validate their input in code (one error table, messages that name the value), so
+    // fastify's JSON-schema compilers (ajv, fast-json-stringify: ~1/5 of start-up and several
+    // MiB) are never loaded; a route that declared a schema would fail at registration.
+    schemaController: {
+      compilersFactory: { buildValidator: noSchemaCompiler, buildSerializer: noSchemaCompiler },
+    },
+  }) as unknown as FastifyInstance;
+  app.server.maxConnections = maxConnections;
   return app;
 }

@@ -1,4 +1,4 @@
-import { SluiceError } from '@sluice/protocol';
+import { SluiceError, describeValue } from '@sluice/protocol';
 
 /** Stable codes of the permission broker's errors; the HTTP and ACP layers map them in their one table. */
 export type PermissionErrorCode =
@@ -41,7 +41,7 @@ export class InvalidOptionIdError extends PermissionError {
     readonly requestId: string,
     readonly optionId: string,
   ) {
-    super(`Option ${JSON.stringify(optionId)} was not offered by permission request "${requestId}"`);
+    super(`Option ${describeValue(optionId)} was not offered by permission request "${requestId}"`);
   }
 }
 

@@ -1,3 +1,4 @@
+import { describeValue } from '@sluice/protocol';
 import type {
   PermissionOption,
   PermissionOptionKind,
@@ -23,11 +24,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** Reads a vote's `outcome` (the value under the body's `outcome` key), or throws `invalid_permission_outcome`. */
 export function parsePermissionOutcome(raw: unknown): PermissionOutcome {
-  if (!isRecord(raw)) throw new InvalidPermissionOutcomeError(`got ${JSON.stringify(raw) ?? String(raw)}`);
+  if (!isRecord(raw)) throw new InvalidPermissionOutcomeError(`got ${describeValue(raw)}`);
   const kind = raw['outcome'];
   if (kind === 'cancelled') return { outcome: 'cancelled' };
   if (kind !== 'selected')
-    throw new InvalidPermissionOutcomeError(`outcome.outcome is ${JSON.stringify(kind)}`);
+    throw new InvalidPermissionOutcomeError(`outcome.outcome is ${describeValue(kind)}`);
   const optionId = raw['optionId'];
   if (typeof optionId !== 'string' || optionId.length === 0 || optionId.length > MAX_ID_CHARS)
     throw new InvalidPermissionOutcomeError(`optionId must be a string of 1..${MAX_ID_CHARS} characters`);
@@ -53,7 +54,7 @@ export function validatePermissionRequest(request: PermissionRequest): Permissio
       );
     if (seen.has(optionId))
       throw new InvalidPermissionRequestError(
-        `option ${index}: duplicate optionId ${JSON.stringify(optionId)}`,
+        `option ${index}: duplicate optionId ${describeValue(optionId)}`,
       );
     seen.add(optionId);
     if (typeof name !== 'string' || name.length > MAX_NAME_CHARS)
@@ -61,7 +62,7 @@ export function validatePermissionRequest(request: PermissionRequest): Permissio
         `option ${index}: name must be a string of at most ${MAX_NAME_CHARS}`,
       );
     if (typeof kind !== 'string' || !KINDS.has(kind))
-      throw new InvalidPermissionRequestError(`option ${index}: unknown kind ${JSON.stringify(kind)}`);
+      throw new InvalidPermissionRequestError(`option ${index}: unknown kind ${describeValue(kind)}`);
     return { optionId, name, kind: kind as PermissionOptionKind };
   });
 }

@@ -2,6 +2,7 @@ import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DaemonConfigError } from '../config.js';
+import { DATA_FILE_MODE, createPrivateFile } from './data-dir.js';
 
 /** The file in the data directory whose lock marks the daemon using it. */
 export const LOCK_FILE = 'daemon.lock';
@@ -19,6 +20,7 @@ export const PID_FILE = 'daemon.pid';
  * its process dies, so a killed daemon leaves nothing stale behind. Returns the release.
  */
 export function lockDataDir(dataDir: string): () => void {
+  createPrivateFile(join(dataDir, LOCK_FILE));
   const db = new Database(join(dataDir, LOCK_FILE));
   try {
     // The write lock of a transaction left open: one holder at a time, and no starter ever
@@ -39,7 +41,7 @@ export function lockDataDir(dataDir: string): () => void {
     );
   }
   const pidFile = join(dataDir, PID_FILE);
-  writeFileSync(pidFile, `${process.pid}\n`);
+  writeFileSync(pidFile, `${process.pid}\n`, { mode: DATA_FILE_MODE });
   let released = false;
   return () => {
     if (released) return;

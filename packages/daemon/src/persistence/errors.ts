@@ -1,4 +1,4 @@
-import { SluiceError } from '@sluice/protocol';
+import { SluiceError, describeValue } from '@sluice/protocol';
 /** Stable codes of the session store's errors. */
 export type SessionStoreErrorCode =
   'session_store_closed' | 'session_store_schema_too_new' | 'invalid_cursor';
@@ -24,7 +24,9 @@ export class SessionStoreSchemaTooNewError extends SessionStoreError {
     readonly found: number,
     readonly known: number,
   ) {
-    super(`Session store "${path}" has schema version ${found}, newer than the ${known} this build knows`);
+    super(
+      `Session store "${path}" has schema version ${found}, newer than the ${known} this build knows: it was written by a newer Sluice; run that one, or start this one with another --data-dir`,
+    );
   }
 }
 
@@ -33,8 +35,6 @@ export class InvalidCursorError extends SessionStoreError {
   readonly code = 'invalid_cursor';
   readonly retryable = false;
   constructor(readonly cursor: string) {
-    super(
-      `Invalid session listing cursor ${JSON.stringify(cursor.length > 64 ? `${cursor.slice(0, 64)}…` : cursor)}`,
-    );
+    super(`Invalid session listing cursor ${describeValue(cursor, 64)}`);
   }
 }

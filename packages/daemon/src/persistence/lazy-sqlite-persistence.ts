@@ -1,5 +1,11 @@
 import { JournalClosedError, type AppendListener, type Journal, type JournalRecord } from '@sluice/runtime';
-import type { SessionListOptions, SessionRecord, SessionStore } from '../sessions/index.js';
+import type {
+  AcceptedPrompt,
+  SessionListOptions,
+  SessionRecord,
+  SessionStore,
+  SettledPrompt,
+} from '../sessions/index.js';
 import { SessionStoreClosedError, SessionStoreSchemaTooNewError } from './errors.js';
 import type { SqliteFiles } from './sqlite-files.js';
 
@@ -63,7 +69,19 @@ export class LazySqlitePersistence {
       load: (sessionId: string) => this.useStore((store) => store.load(sessionId)),
       list: (workspaceCwd: string, options?: SessionListOptions) =>
         this.useStore((store) => store.list(workspaceCwd, options)),
+      recordAdmissions: (accepted: readonly AcceptedPrompt[], settled: readonly SettledPrompt[]) =>
+        this.useStore((store) => store.recordAdmissions(accepted, settled)),
+      takeUnsettled: (sessionId: string) => this.useStore((store) => store.takeUnsettled(sessionId)),
     };
+  }
+
+  /**
+   * Opens the file now rather than on first use, and tells how many model calls a killed daemon
+   * left without a result: opening gave each an `interrupted` result (never a re-run, SCH-15).
+   */
+  async recover(): Promise<{ interruptedCalls: number }> {
+    const files = await this.open();
+    return { interruptedCalls: files.journal.interruptedAtOpen };
   }
 
   /** Whether the file has been opened. */

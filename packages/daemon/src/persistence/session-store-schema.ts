@@ -62,6 +62,19 @@ export const SESSION_STORE_MIGRATIONS: readonly SessionStoreMigration[] = [
       );
     `,
   },
+  {
+    // The admission ledger: prompts answered 202 that have not ended. A restarted daemon ends
+    // each with turn_error daemon_restarted when its session is loaded (issue 19 item 8).
+    version: 2,
+    sql: `
+      CREATE TABLE sluice_session_accepted_prompts (
+        session_id TEXT NOT NULL,
+        prompt_id TEXT NOT NULL,
+        accepted_at INTEGER NOT NULL,
+        PRIMARY KEY (session_id, prompt_id)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The schema version of the session store this build writes and reads. */

@@ -13,7 +13,9 @@ export interface SqliteFiles {
  * {@link LazySqlitePersistence}, so SQLite is loaded only once something is to be recorded.
  */
 export function openSqliteFiles(path: string, withStore: boolean): SqliteFiles {
-  const journal = new SqliteJournal({ path });
+  // The daemon holds the data directory's lock: it is the file's one writer, so it may settle
+  // the calls a killed daemon left open.
+  const journal = new SqliteJournal({ path, reconcileInterrupted: true });
   if (!withStore) return { journal, store: undefined };
   try {
     return { journal, store: new SqliteSessionStore({ path }) };

@@ -4,7 +4,9 @@ import Database from 'better-sqlite3';
 import {
   DEFAULT_MAX_CONVERSATION_BYTES,
   DEFAULT_MAX_CONVERSATION_MESSAGES,
+  type AcceptedPrompt,
   type ConversationMessage,
+  type SettledPrompt,
   type SessionListOptions,
   type SessionListPage,
   type SessionRecord,
@@ -14,6 +16,7 @@ import { nonNegativeInteger, positiveInteger, positiveIntegerOrInfinity } from '
 import { ConversationCache } from './conversation-cache.js';
 import { boundedStart, conversationOverlap } from './conversation-delta.js';
 import { SessionStoreClosedError } from './errors.js';
+import { SqliteAdmissionLedger } from './sqlite-admission-ledger.js';
 import { checkRecord, copyMessage, fromMessageRow, toMetadata } from './session-record-codec.js';
 import { SessionStoreListing } from './session-store-listing.js';
 import { migrateSessionStore } from './session-store-schema.js';
@@ -87,6 +90,7 @@ export class SqliteSessionStore implements SessionStore {
     messages: readonly ConversationMessage[],
   ) => number;
   private readonly deleteTransaction: (sessionId: string) => boolean;
+  private readonly ledger: SqliteAdmissionLedger;
   private closed = false;
 
   /** Opens (creating when missing) the file, switches it to WAL and migrates the store's tables. */
@@ -124,6 +128,7 @@ export class SqliteSessionStore implements SessionStore {
     this.db = openDatabase(this.path, { busyTimeoutMs, synchronous, walAutocheckpointPages });
     try {
       this.sql = new SessionStoreStatements(this.db);
+      this.ledger = new SqliteAdmissionLedger(this.db);
       this.listing = new SessionStoreListing(this.db);
       this.saveTransaction = this.db.transaction(
         (record: SessionRecord, messages: readonly ConversationMessage[]): number =>
@@ -187,6 +192,21 @@ export class SqliteSessionStore implements SessionStore {
   async list(workspaceCwd: string, options: SessionListOptions = {}): Promise<SessionListPage> {
     this.checkOpen();
     return this.listing.page(workspaceCwd, options);
+  }
+
+  /** Records prompts accepted and prompts ended, in one transaction (the admission ledger). */
+  async recordAdmissions(
+    accepted: readonly AcceptedPrompt[],
+    settled: readonly SettledPrompt[],
+  ): Promise<void> {
+    this.checkOpen();
+    return this.ledger.recordAdmissions(accepted, settled);
+  }
+
+  /** The session's accepted prompts that never ended (a killed daemon's), oldest first; forgets them. */
+  async takeUnsettled(sessionId: string): Promise<AcceptedPrompt[]> {
+    this.checkOpen();
+    return this.ledger.takeUnsettled(sessionId);
   }
 
   /** Deletes a stored session and its history; resolves `false` when there was none. */
@@ -276,6 +296,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   private remove(sessionId: string): boolean {
+    this.ledger.forgetSession(sessionId);
     this.sql.deleteAllMessages.run(sessionId);
     return this.sql.deleteSessionRow.run(sessionId).changes > 0;
   }

@@ -11,6 +11,7 @@ import {
 import { createDeferred, type PromptResult, type PromptTicket } from './queue-items.js';
 import type { StreamPosition } from './session-buses.js';
 import type { Session } from './session.js';
+import type { PromptLedger } from './prompt-ledger.js';
 
 /** Per-request options of `sendPrompt`. */
 export interface SendPromptOptions {
@@ -32,6 +33,11 @@ export interface PromptAdmission extends StreamPosition {
    * the cause for `turn_error`. Its rejection is pre-handled, so ignoring it is safe.
    */
   readonly done: Promise<PromptResult>;
+  /**
+   * Settles once the acceptance is durable (the admission ledger committed it), so that a
+   * `202` survives `kill -9`; `undefined` when the store keeps no ledger. Never rejects.
+   */
+  readonly recorded: Promise<void> | undefined;
 }
 
 /** What admission reads: the limits, time, ids, the sessions and their streams. */
@@ -47,6 +53,8 @@ export interface AdmissionContext {
   isDraining(): boolean;
   /** Where the session's stream stands before the prompt's first event. */
   position(sessionId: string): StreamPosition;
+  /** Where accepted prompts are recorded durably. */
+  readonly ledger: PromptLedger;
 }
 
 /**
@@ -101,11 +109,17 @@ export class PromptAdmitter {
       detachSignal: undefined,
     };
     session.updatedAt = ticket.queuedAt;
+    const recorded = context.ledger.accept({
+      sessionId,
+      promptId: ticket.promptId,
+      acceptedAt: ticket.queuedAt,
+    });
     runner.enqueuePrompt(ticket, signal);
     return {
       promptId: ticket.promptId,
       queued: ticket.queuedBehind,
       done: ticket.deferred.promise,
+      recorded,
       lastEventId: position.lastEventId,
       eventEpoch: position.eventEpoch,
     };

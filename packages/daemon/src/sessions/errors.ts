@@ -1,4 +1,4 @@
-import { SluiceError } from '@sluice/protocol';
+import { SluiceError, describeValue } from '@sluice/protocol';
 /** Stable codes of the session layer's errors; the HTTP and ACP layers map them in one table each. */
 export type SessionErrorCode =
   | 'session_not_found'
@@ -135,8 +135,8 @@ export class InvalidClientIdError extends SessionError {
   ) {
     super(
       sessionId === undefined
-        ? `clientId must match ^[A-Za-z0-9._:-]{1,128}$, got ${JSON.stringify(clientId)}`
-        : `Client ${JSON.stringify(clientId)} is not registered on session "${sessionId}"`,
+        ? `clientId must match ^[A-Za-z0-9._:-]{1,128}$, got ${describeValue(clientId)}`
+        : `Client ${describeValue(clientId)} is not registered on session "${sessionId}"`,
     );
   }
 }
@@ -146,7 +146,7 @@ export class InvalidSessionScopeError extends SessionError {
   readonly code = 'invalid_session_scope';
   readonly retryable = false;
   constructor(readonly scope: unknown) {
-    super(`sessionScope must be "single" or "thread", got ${JSON.stringify(scope)}`);
+    super(`sessionScope must be "single" or "thread", got ${describeValue(scope)}`);
   }
 }
 
@@ -155,7 +155,7 @@ export class InvalidSessionIdError extends SessionError {
   readonly code = 'invalid_session_id';
   readonly retryable = false;
   constructor(readonly sessionId: unknown) {
-    super(`sessionId must be a UUID, got ${JSON.stringify(sessionId)}`);
+    super(`sessionId must be a UUID, got ${describeValue(sessionId)}`);
   }
 }
 
@@ -176,7 +176,7 @@ export class InvalidDeadlineError extends SessionError {
     readonly deadlineMs: unknown,
     readonly maxMs: number,
   ) {
-    super(`deadlineMs must be a positive integer of at most ${maxMs}, got ${String(deadlineMs)}`);
+    super(`deadlineMs must be a positive integer of at most ${maxMs}, got ${describeValue(deadlineMs)}`);
   }
 }
 
@@ -185,7 +185,7 @@ export class InvalidCwdError extends SessionError {
   readonly code = 'invalid_cwd';
   readonly retryable = false;
   constructor(readonly cwd: unknown) {
-    super(`cwd must be an absolute path, got ${JSON.stringify(cwd)}`);
+    super(`cwd must be an absolute path, got ${describeValue(cwd)}`);
   }
 }
 
@@ -244,8 +244,9 @@ export class InvalidSessionCursorError extends SessionError {
   readonly code = 'invalid_cursor';
   readonly retryable = false;
   constructor(readonly cursor: unknown) {
-    const shown = typeof cursor === 'string' && cursor.length > 64 ? `${cursor.slice(0, 64)}…` : cursor;
-    super(`cursor must be the nextCursor of a previous page of this listing, got ${JSON.stringify(shown)}`);
+    super(
+      `cursor must be the nextCursor of a previous page of this listing, got ${describeValue(cursor, 64)}`,
+    );
   }
 }
 
@@ -255,7 +256,7 @@ export class InvalidBranchNameError extends SessionError {
   readonly retryable = false;
   constructor(readonly branchName: unknown) {
     super(
-      `branch name must be a non-blank string of at most 200 characters, got ${JSON.stringify(branchName)}`,
+      `branch name must be a non-blank string of at most 200 characters, got ${describeValue(branchName)}`,
     );
   }
 }

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '@sluice/runtime';
 import type { Agent } from './agent.js';
 import {
+  DEFAULT_EVENT_MEMORY_BYTES,
+  DEFAULT_EVENT_RING_BYTES,
   DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
@@ -39,6 +41,10 @@ export interface SessionBridgeOptions {
   events?: SessionEventSink;
   /** Events kept per session for `Last-Event-ID` replay; default 8000. */
   eventRingSize?: number;
+  /** Bytes one session's replay window may hold (oldest events go first); default 16 MiB. */
+  eventRingBytes?: number;
+  /** Bytes every session's replay window may hold together; default 256 MiB. */
+  eventMemoryBytes?: number;
   /** How long, and for how many sessions, a closed session's events stay replayable. */
   closedStreamRetention?: ClosedBusRetention;
   /** Source of monotonic time and of the deadline timers; defaults to the system clock. */
@@ -93,6 +99,8 @@ export interface ResolvedBridgeOptions {
   agent: Agent;
   events: SessionEventSink | undefined;
   eventRingSize: number;
+  eventRingBytes: number;
+  eventMemoryBytes: number;
   closedStreamRetention: ClosedBusRetention | undefined;
   clock: Clock;
   wallClock: () => number;
@@ -144,6 +152,14 @@ export function resolveBridgeOptions(options: SessionBridgeOptions): ResolvedBri
       options.eventRingSize ?? DEFAULT_RING_SIZE,
       1,
       MAX_RING_SIZE,
+    ),
+    eventRingBytes: positiveIntegerOrInfinity(
+      'eventRingBytes',
+      options.eventRingBytes ?? DEFAULT_EVENT_RING_BYTES,
+    ),
+    eventMemoryBytes: positiveIntegerOrInfinity(
+      'eventMemoryBytes',
+      options.eventMemoryBytes ?? DEFAULT_EVENT_MEMORY_BYTES,
     ),
     closedStreamRetention: options.closedStreamRetention,
     clock,

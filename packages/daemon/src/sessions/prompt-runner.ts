@@ -287,17 +287,24 @@ export class PromptRunner {
     ticket.detachSignal = undefined;
     this.prompts.delete(ticket.promptId);
     this.pending--;
+    this.services.ledger.settle({ sessionId: this.host.sessionId, promptId: ticket.promptId });
     this.host.touch();
+    // A removed prompt leaves the queue before it ends (the reference daemon's order); one that
+    // ran ends, then leaves.
+    if (ticket.queuedBehind && neverRan) this.pendingCompleted(ticket, 'removed');
     this.publishTerminal(ticket, outcome);
-    if (ticket.queuedBehind)
-      this.promptEvent(ticket, SESSION_EVENT.pendingPromptCompleted, {
-        sessionId: this.host.sessionId,
-        promptId: ticket.promptId,
-        state: neverRan ? 'removed' : 'completed',
-      });
+    if (ticket.queuedBehind && !neverRan) this.pendingCompleted(ticket, 'completed');
     if (outcome.kind === 'complete')
       ticket.deferred.resolve({ promptId: ticket.promptId, stopReason: outcome.stopReason });
     else ticket.deferred.reject(outcome.error);
+  }
+
+  private pendingCompleted(ticket: PromptTicket, state: 'removed' | 'completed'): void {
+    this.promptEvent(ticket, SESSION_EVENT.pendingPromptCompleted, {
+      sessionId: this.host.sessionId,
+      promptId: ticket.promptId,
+      state,
+    });
   }
 
   private publishTerminal(ticket: PromptTicket, outcome: PromptOutcome): void {

@@ -1,6 +1,7 @@
 import type { Clock } from '@sluice/runtime';
 import type { Agent, ConversationMessage } from './agent.js';
 import type { TurnFailure } from './options.js';
+import type { PromptLedger } from './prompt-ledger.js';
 import type { SessionEvent } from './session-events.js';
 
 /** Where a session is in its life: it admits only while `open`. */
@@ -30,4 +31,6 @@ export interface RunnerServices {
   readonly terminalEventDelayMs: number;
   readonly onError: (error: unknown, context: string) => void;
   readonly onTurnError: (failure: TurnFailure) => void;
+  /** Where accepted prompts are recorded; told when each ends. */
+  readonly ledger: PromptLedger;
 }

@@ -18,8 +18,9 @@ import {
 } from './session-directory.js';
 import type { SessionEvent, SessionEventSink } from './session-events.js';
 import { SessionLists, type SessionSummaryPage } from './session-lists.js';
-import type { SessionListOptions } from './session-store.js';
+import type { SessionListOptions, SessionStore } from './session-store.js';
 import { WorkspaceRoots } from './workspaces.js';
+import { PromptLedger, type AdmissionLedgerStore } from './prompt-ledger.js';
 
 /** `POST /session/:id/heartbeat`. */
 export interface HeartbeatResult {
@@ -64,12 +65,14 @@ export class SessionBridge {
       resolved.eventRingSize,
       (sessionId) => guarded(onError, 'agent.sessionClosed', () => agent.sessionClosed?.(sessionId)),
       resolved.closedStreamRetention,
+      { ringBytes: resolved.eventRingBytes, totalBytes: resolved.eventMemoryBytes },
     );
     const events = teeEvents(this.streams, resolved.events);
     const capacity = new SessionCapacity(resolved.maxSessions, resolved.maxSessionsPerWorkspace);
     const persistence = new SessionPersistence(resolved.store, onError);
+    const ledger = new PromptLedger(ledgerOf(resolved.store), onError);
     this.directory = new SessionDirectory({
-      services: { ...resolved, events, wallNow, agent },
+      services: { ...resolved, events, wallNow, agent, ledger },
       capacity,
       persistence,
       workspaces: new WorkspaceRoots(resolved.workspaces),
@@ -85,6 +88,7 @@ export class SessionBridge {
       openSession,
       isDraining: () => this.drainingNow,
       position: (sessionId) => this.streams.position(sessionId),
+      ledger,
     });
     this.brancher = new Brancher({
       capacity,
@@ -354,4 +358,13 @@ function guarded(
   } catch (error) {
     onError(error, context);
   }
+}
+
+/** The store's admission ledger, when it keeps one. */
+function ledgerOf(store: SessionStore | undefined): AdmissionLedgerStore | undefined {
+  if (store?.recordAdmissions === undefined || store.takeUnsettled === undefined) return undefined;
+  return {
+    recordAdmissions: store.recordAdmissions.bind(store),
+    takeUnsettled: store.takeUnsettled.bind(store),
+  };
 }

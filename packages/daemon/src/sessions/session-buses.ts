@@ -1,4 +1,4 @@
-import { EventBus } from '../events/index.js';
+import { EventBus, EventMemory } from '../events/index.js';
 import { SESSION_EVENT, type SessionEvent, type SessionEventSink } from './session-events.js';
 
 /** Where a session's event stream stands: the id of its last event, and the stream's epoch. */
@@ -12,6 +12,12 @@ export interface ClosedBusRetention {
   ms: number;
   maxSessions: number;
   now: () => number;
+}
+
+/** Bytes the sessions' replay windows may hold: each one, and all of them together (issue 19 item 3). */
+export interface EventByteBudget {
+  ringBytes: number;
+  totalBytes: number;
 }
 
 /** One minute, 64 sessions: enough to reconnect after a close, bounded in memory. */
@@ -30,11 +36,19 @@ export class SessionBuses implements SessionEventSink {
   /** Buses of recently closed sessions, oldest first: their replay outlives the session briefly. */
   private readonly closed = new Map<string, { bus: EventBus; closedAt: number }>();
 
+  /** The daemon-wide budget every ring counts against, live and retained ones alike. */
+  readonly memory: EventMemory;
+  private readonly ringBytes: number;
+
   constructor(
     private readonly ringSize: number,
     private readonly onSessionClosed: (sessionId: string) => void = () => {},
     private readonly retention: ClosedBusRetention = DEFAULT_CLOSED_BUS_RETENTION,
-  ) {}
+    budget: EventByteBudget = { ringBytes: Infinity, totalBytes: Infinity },
+  ) {
+    this.memory = new EventMemory(budget.totalBytes);
+    this.ringBytes = budget.ringBytes;
+  }
 
   /** Where the session's stream stands now: what a client passes back as `Last-Event-ID`. */
   position(sessionId: string): StreamPosition {
@@ -46,9 +60,9 @@ export class SessionBuses implements SessionEventSink {
   busFor(sessionId: string): EventBus {
     let bus = this.buses.get(sessionId);
     if (bus === undefined) {
-      bus = new EventBus({ ringSize: this.ringSize });
+      bus = new EventBus({ ringSize: this.ringSize, ringBytes: this.ringBytes, memory: this.memory });
       this.buses.set(sessionId, bus);
-      this.closed.delete(sessionId); // a session restored under the same id starts a new epoch
+      this.dropClosed(sessionId); // a session restored under the same id starts a new epoch
     }
     return bus;
   }
@@ -85,18 +99,28 @@ export class SessionBuses implements SessionEventSink {
 
   closeAll(reason: string): void {
     for (const bus of this.buses.values()) bus.close(reason);
+    for (const bus of this.buses.values()) bus.dispose();
     this.buses.clear();
-    this.closed.clear();
+    for (const sessionId of [...this.closed.keys()]) this.dropClosed(sessionId);
   }
 
   private retainClosed(sessionId: string, bus: EventBus): void {
-    if (this.retention.maxSessions === 0 || this.retention.ms === 0) return;
+    this.expireClosed();
+    if (this.retention.maxSessions === 0 || this.retention.ms === 0) return bus.dispose();
     this.closed.set(sessionId, { bus, closedAt: this.retention.now() });
     while (this.closed.size > this.retention.maxSessions) {
       const oldest = this.closed.keys().next();
       if (oldest.done) break;
-      this.closed.delete(oldest.value);
+      this.dropClosed(oldest.value);
     }
+  }
+
+  /** Forgets a retained bus and releases what its ring held. */
+  private dropClosed(sessionId: string): void {
+    const retained = this.closed.get(sessionId);
+    if (retained === undefined) return;
+    this.closed.delete(sessionId);
+    retained.bus.dispose();
   }
 
   /** Drops buses past the retention window; insertion order is closing order, so it stops early. */
@@ -104,7 +128,7 @@ export class SessionBuses implements SessionEventSink {
     const cutoff = this.retention.now() - this.retention.ms;
     for (const [sessionId, { closedAt }] of this.closed) {
       if (closedAt > cutoff) break;
-      this.closed.delete(sessionId);
+      this.dropClosed(sessionId);
     }
   }
 }

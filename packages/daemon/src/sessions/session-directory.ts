@@ -12,6 +12,8 @@ import {
 } from './errors.js';
 import type { SessionCapacity } from './capacity.js';
 import type { SessionPersistence } from './persistence.js';
+import { DAEMON_RESTARTED, type AcceptedPrompt } from './prompt-ledger.js';
+import { SESSION_EVENT } from './session-events.js';
 import { Session, type SessionHandle, type SessionParams, type SessionServices } from './session.js';
 import type { SessionRecord, SessionScope } from './session-store.js';
 import type { ResolvedCwd, WorkspaceRoots } from './workspaces.js';
@@ -160,13 +162,17 @@ export class SessionDirectory {
     this.checkCreate(request);
     const record = await this.persistence.load(sessionId);
     // Live by now (a restore or a create of this id won the race): attach as create does.
-    if (record !== undefined && !this.sessions.has(sessionId))
+    if (record !== undefined && !this.sessions.has(sessionId)) {
+      if (!this.workspaces.serves(record.workspaceCwd)) throw new SessionNotFoundError(sessionId);
       throw new SessionIdConflictError(sessionId, record.workspaceCwd);
+    }
     return this.create(request);
   }
 
   /** Attaches to a live session, else loads it from the store (`SessionNotFoundError` when neither has it). */
-  async restore(sessionId: string, options: RestoreSessionOptions): Promise<SessionHandle> {
+  async restore(id: string, options: RestoreSessionOptions): Promise<SessionHandle> {
+    // Ids are stored in lower case, as create records a caller-chosen one.
+    const sessionId = UUID_PATTERN.test(id) ? id.toLowerCase() : id;
     if (options.clientId !== undefined) assertClientIdFormat(options.clientId);
     const expected =
       options.cwd === undefined ? undefined : this.workspaces.resolve(options.cwd).workspaceCwd;
@@ -177,11 +183,40 @@ export class SessionDirectory {
     // A concurrent restore (or a create with this id) may have opened it meanwhile.
     const opened = this.sessions.get(sessionId);
     if (opened !== undefined) return this.attachRestored(opened, expected, options.clientId);
-    if (record === undefined) throw new SessionNotFoundError(sessionId);
+    // A session of a workspace this daemon does not serve is not found: saying more would tell
+    // a client that it exists, and where.
+    if (record === undefined || !this.workspaces.serves(record.workspaceCwd))
+      throw new SessionNotFoundError(sessionId);
     if (expected !== undefined && record.workspaceCwd !== expected) throw new SessionNotFoundError(sessionId);
     if (!this.accepting) throw new BridgeShuttingDownError();
     const session = this.openRestored(record, options.mode ?? 'resume');
+    await this.endInterruptedPrompts(session);
     return session.attach(options.clientId, false);
+  }
+
+  /**
+   * Ends each prompt a killed daemon accepted in this session and never ended with one
+   * `turn_error {code:"daemon_restarted"}` — published before the load answers, so a client
+   * that replays the new stream sees it — and never runs it again (issue 19 item 8).
+   */
+  private async endInterruptedPrompts(session: Session): Promise<void> {
+    let interrupted: AcceptedPrompt[];
+    try {
+      interrupted = await this.services.ledger.takeUnsettled(session.sessionId);
+    } catch (error) {
+      return this.services.onError(error, `store.takeUnsettled ${session.sessionId}`);
+    }
+    for (const { promptId } of interrupted)
+      session.publish({
+        type: SESSION_EVENT.turnError,
+        promptId,
+        data: {
+          sessionId: session.sessionId,
+          promptId,
+          code: DAEMON_RESTARTED,
+          message: 'The daemon restarted before this prompt ended; it was not run again. Send it again.',
+        },
+      });
   }
 
   /** Opens a live session (capacity checked), without saving it. */
@@ -239,7 +274,6 @@ export class SessionDirectory {
 
   /** Opens a stored session; `load` also replays its history as `session_update` events. */
   private openRestored(record: SessionRecord, mode: 'load' | 'resume'): Session {
-    this.workspaces.assertServed(record.workspaceCwd);
     const session = this.openLive({
       ...record,
       conversation: record.conversation.filter(isConversationMessage),

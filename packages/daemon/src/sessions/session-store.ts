@@ -1,4 +1,5 @@
 import type { ConversationMessage } from './agent.js';
+import type { AcceptedPrompt, SettledPrompt } from './prompt-ledger.js';
 
 /** `single` coalesces onto one default session per workspace; `thread` always creates. */
 export type SessionScope = 'single' | 'thread';
@@ -34,6 +35,14 @@ export interface SessionStore {
    * `encodeListCursor`. Optional: a store without it lists nothing after a restart.
    */
   list?(workspaceCwd: string, options?: SessionListOptions): Promise<SessionListPage>;
+  /**
+   * The admission ledger (`AdmissionLedgerStore`), optional: records accepted prompts and
+   * ended ones in one transaction. A store with it lets a restarted daemon end what a killed
+   * one accepted (`turn_error daemon_restarted`).
+   */
+  recordAdmissions?(accepted: readonly AcceptedPrompt[], settled: readonly SettledPrompt[]): Promise<void>;
+  /** The session's accepted prompts that never ended, oldest first; forgets them. */
+  takeUnsettled?(sessionId: string): Promise<AcceptedPrompt[]>;
 }
 
 /** A stored session without its conversation, as a store's `list` returns it. */

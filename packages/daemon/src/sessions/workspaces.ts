@@ -1,4 +1,5 @@
-import { isAbsolute, resolve, sep } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { InvalidCwdError, WorkspaceMismatchError } from './errors.js';
 
 function isInside(path: string, root: string): boolean {
@@ -11,9 +12,27 @@ export interface ResolvedCwd {
   workspaceCwd: string;
 }
 
+/**
+ * The path with every symlink resolved: of the path itself when it exists, else of its nearest
+ * existing ancestor with the rest appended (a cwd may name a directory not created yet).
+ */
+export function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : join(realPath(parent), basename(path));
+  }
+}
+
 /** The served workspace roots: where a session's cwd may lie (all of them when unset). */
 export class WorkspaceRoots {
-  constructor(readonly roots: readonly string[] | undefined) {}
+  /** Each root with its symlinks resolved, for containment checks. */
+  private readonly realRoots: readonly string[] | undefined;
+
+  constructor(readonly roots: readonly string[] | undefined) {
+    this.realRoots = roots?.map(realPath);
+  }
 
   /**
    * The cwd, normalized, and the innermost served root holding it (`undefined` → the first
@@ -26,17 +45,20 @@ export class WorkspaceRoots {
     if (typeof cwd !== 'string' || !isAbsolute(cwd)) throw new InvalidCwdError(cwd);
     const normalized = resolve(cwd);
     if (roots === undefined) return { cwd: normalized, workspaceCwd: normalized };
-    let best: string | undefined;
-    for (const root of roots)
-      if (isInside(normalized, root) && (best === undefined || root.length > best.length)) best = root;
-    if (best === undefined) throw new WorkspaceMismatchError(normalized, roots);
-    return { cwd: normalized, workspaceCwd: best };
+    // Containment is decided on real paths: `<root>/link → /etc` is outside the root.
+    const real = realPath(normalized);
+    let best = -1;
+    roots.forEach((root, i) => {
+      const realRoot = this.realRoots![i]!;
+      if (isInside(real, realRoot) && (best < 0 || root.length > roots[best]!.length)) best = i;
+    });
+    if (best < 0) throw new WorkspaceMismatchError(normalized, roots);
+    return { cwd: normalized, workspaceCwd: roots[best]! };
   }
 
-  /** Throws `WorkspaceMismatchError` unless a stored session's workspace is served here. */
-  assertServed(workspaceCwd: string): void {
+  /** Whether a stored session's workspace is served here. */
+  serves(workspaceCwd: string): boolean {
     const roots = this.roots;
-    if (roots !== undefined && !roots.some((root) => isInside(workspaceCwd, root)))
-      throw new WorkspaceMismatchError(workspaceCwd, roots);
+    return roots === undefined || roots.some((root) => isInside(workspaceCwd, root));
   }
 }

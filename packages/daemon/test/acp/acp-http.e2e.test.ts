@@ -141,17 +141,18 @@ describe('ACP over HTTP against the started CLI (PROTOCOL §8)', () => {
         body: rpc(2, 'session/prompt', { sessionId, prompt: [{ type: 'text', text: 'replay me' }] }),
         headers: { ...headers, 'acp-session-id': sessionId },
       });
-      // No session stream was open: the answer falls back to the connection stream.
-      expect((await connStream.waitFor((f) => f.message.id === 2)).message.result).toEqual({
-        stopReason: 'end_turn',
-      });
-
       const replay = await openAcpStream(sluice.url, {
         ...headers,
         'acp-session-id': sessionId,
         'last-event-id': '0',
       });
       try {
+        // No session stream was open when the turn ended: its answer waited for this one (as the
+        // reference daemon does; the official client reads session/prompt answers only there).
+        expect((await replay.waitFor((f) => f.message.id === 2)).message.result).toEqual({
+          stopReason: 'end_turn',
+        });
+        expect(connStream.frames.some((f) => f.message.id === 2)).toBe(false);
         expect(replay.headers['x-qwen-event-epoch']).toMatch(/^[0-9a-f-]{36}$/);
         await replay.waitFor((f) => f.message.params?.kind === 'replay_complete');
         const events = replay.frames.filter((f) => f.id !== undefined);

@@ -117,7 +117,7 @@ describe('prompt deadline (--prompt-deadline-ms)', () => {
     expect(error.data.data).toMatchObject({ sessionId, promptId: queued, code: 'prompt_deadline_exceeded' });
     const completed = await stream.waitFor(ofPrompt(queued, 'pending_prompt_completed'));
     expect(completed.data.data).toEqual({ sessionId, promptId: queued, state: 'removed' });
-    expect(error.id!).toBeLessThan(completed.id!);
+    expect(completed.id!).toBeLessThan(error.id!); // removed from the queue, then ended
     // it never started, so there was no turn to abort
     expect(stream.frames.some(ofPrompt(queued, 'pending_prompt_started', 'prompt_cancelled'))).toBe(false);
     // the running prompt is untouched until its own (flag) deadline

@@ -12,7 +12,6 @@ import {
   selectTranscriptBlocks,
   type DaemonEvent,
 } from '@qwen-code/sdk/daemon';
-import { negotiateTransport } from '@qwen-code/sdk/daemon/transports';
 import { startSluice, type SluiceProcess } from '../helpers/sluice-process.js';
 
 // The unmodified @qwen-code/sdk 0.1.14 client drives our daemon (PROTOCOL preamble).
@@ -71,20 +70,29 @@ describe('@qwen-code/sdk DaemonClient against sluice', () => {
     expect(second).toMatchObject({ stopReason: 'end_turn' });
   });
 
-  test('negotiateTransport picks rest from our transports list and drives a prompt', async () => {
-    const transport = await negotiateTransport(fast.url);
-    expect(transport.type).toBe('rest');
-    const client = new DaemonClient({ baseUrl: fast.url, transport });
+  test('a DaemonClient without a transport stays on REST although acp-http is offered', async () => {
+    // The other tests of this file rely on it: they cover REST with the official client.
+    const paths: string[] = [];
+    const countingFetch: typeof fetch = (input, init) => {
+      paths.push(
+        new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url).pathname,
+      );
+      return fetch(input, init);
+    };
+    const client = new DaemonClient({ baseUrl: fast.url, fetch: countingFetch });
+    expect(client.transport.type).toBe('rest');
     const caps = await client.capabilities();
+    expect(caps.transports).toEqual(['rest', 'acp-http']);
     const session = await client.createOrAttachSession({
       workspaceCwd: caps.workspaceCwd!,
       sessionScope: 'thread',
     });
-    await expect(client.prompt(session.sessionId, text('negotiated'))).resolves.toMatchObject({
+    await expect(client.prompt(session.sessionId, text('over rest'))).resolves.toMatchObject({
       stopReason: 'end_turn',
     });
+    expect(paths).toContain(`/session/${session.sessionId}/prompt`);
+    expect(paths).not.toContain('/acp');
     await client.closeSession(session.sessionId);
-    transport.dispose();
   });
 
   test('createOrAttachSession({sessionId}) creates a session with the caller-chosen id', async () => {

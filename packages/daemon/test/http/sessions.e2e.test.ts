@@ -47,7 +47,7 @@ describe('discovery', () => {
       protocolVersions: { current: 'v1', supported: ['v1'] },
       mode: 'http-bridge',
       workspaceCwd: workspace,
-      transports: ['rest'],
+      transports: ['rest', 'acp-http'],
       policy: { permission: 'first-responder' },
       limits: {
         maxPendingPromptsPerSession: 5,

@@ -28,11 +28,28 @@ function refusal(dataDir: string): DaemonConfigError {
 }
 
 describe('prepareDataDir', () => {
-  test('creates a missing directory and returns the journal path, without creating the file', () => {
+  test('creates a missing directory only its owner may enter, and an empty private journal file', () => {
     const dataDir = path.join(dir, 'a', 'b');
     expect(prepareDataDir(dataDir)).toBe(path.join(dataDir, JOURNAL_FILE));
     expect(fs.statSync(dataDir).isDirectory()).toBe(true);
-    expect(fs.existsSync(path.join(dataDir, JOURNAL_FILE))).toBe(false);
+    expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
+    const journal = fs.statSync(path.join(dataDir, JOURNAL_FILE));
+    expect(journal.size).toBe(0);
+    expect(journal.mode & 0o777).toBe(0o600);
+  });
+
+  test('refuses a data directory other users may write to, saying how to fix it', () => {
+    fs.chmodSync(dir, 0o777);
+    expect(refusal(dir).message).toMatch(/writable by other users \(mode 777\).*chmod 700/);
+    fs.chmodSync(dir, 0o770);
+    expect(refusal(dir).message).toMatch(/mode 770/);
+  });
+
+  test('narrows a journal file an older build left readable by others to its owner', () => {
+    fs.writeFileSync(path.join(dir, JOURNAL_FILE), '', { mode: 0o644 });
+    fs.chmodSync(path.join(dir, JOURNAL_FILE), 0o644);
+    prepareDataDir(dir);
+    expect(fs.statSync(path.join(dir, JOURNAL_FILE)).mode & 0o777).toBe(0o600);
   });
 
   test('accepts an empty journal file and a SQLite one', () => {

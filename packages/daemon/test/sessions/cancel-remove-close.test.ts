@@ -70,8 +70,8 @@ describe('cancel', () => {
     queuedController.abort();
     expect(sink.typesOf(queued.promptId)).toEqual([
       'pending_prompt_added',
-      'turn_complete',
       'pending_prompt_completed',
+      'turn_complete',
     ]);
     runningController.abort();
     await expect(running.done).resolves.toMatchObject({ stopReason: 'cancelled' });
@@ -80,7 +80,7 @@ describe('cancel', () => {
 });
 
 describe('removePendingPrompt', () => {
-  test('a queued prompt leaves at once with turn_complete cancelled and pending_prompt_completed removed', async () => {
+  test('a queued prompt leaves at once: pending_prompt_completed removed, then turn_complete cancelled, as the reference orders them', async () => {
     const { bridge, agent, sink } = setup();
     const sid = openSession(bridge);
     bridge.sendPrompt(sid, text('running'));
@@ -91,8 +91,8 @@ describe('removePendingPrompt', () => {
     expect(bridge.pendingPromptCount(sid)).toBe(3);
     expect(sink.typesOf(second.promptId)).toEqual([
       'pending_prompt_added',
-      'turn_complete',
       'pending_prompt_completed',
+      'turn_complete',
     ]);
     expect(sink.terminalsOf(second.promptId)[0]?.data).toEqual({
       sessionId: sid,
@@ -166,10 +166,10 @@ describe('closeSession', () => {
     const closed = bridge.closeSession(sid, { reason: 'client_close', clientId: 'owner' });
     expect(sink.events.map((event) => [event.type, event.promptId])).toEqual([
       ['turn_error', running.promptId],
-      ['turn_error', queued1.promptId],
       ['pending_prompt_completed', queued1.promptId],
-      ['turn_error', queued2.promptId],
+      ['turn_error', queued1.promptId],
       ['pending_prompt_completed', queued2.promptId],
+      ['turn_error', queued2.promptId],
       ['session_closed', undefined],
     ]);
     expect(sink.events[0]?.data).toEqual({

@@ -64,8 +64,8 @@ describe('BP-5 prompt deadline', () => {
     clock.advance(1_000);
     expect(sink.typesOf(queued.promptId)).toEqual([
       'pending_prompt_added',
-      'turn_error',
       'pending_prompt_completed',
+      'turn_error',
     ]);
     expect(sink.ofType('pending_prompt_completed')[0]?.data).toMatchObject({ state: 'removed' });
     expect(bridge.pendingPrompts(sid)).toEqual([]);

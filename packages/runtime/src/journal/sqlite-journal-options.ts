@@ -25,6 +25,12 @@ export interface SqliteJournalOptions {
   idleCheckpointMs?: number;
   /** Gets what a listener throws, after every listener of its slice heard; default {@link rethrowLater}. */
   reportError?: ErrorReporter;
+  /**
+   * Whether opening gives each request without a result an `interrupted` result (a killed
+   * daemon's calls). Only the file's one writer may do it — a daemon holding its data
+   * directory's lock — so the default is false. Default false.
+   */
+  reconcileInterrupted?: boolean;
 }
 
 /** What the writer thread is started with (its `workerData`; see sqlite-journal-worker.js). */
@@ -44,6 +50,7 @@ export interface SqliteJournalSettings {
   maxBatchRecords: number;
   confirmSliceRecords: number;
   reportError: ErrorReporter;
+  reconcileInterrupted: boolean;
   writer: WriterSettings;
 }
 
@@ -90,7 +97,10 @@ export function resolveSqliteJournalOptions(options: SqliteJournalOptions): Sqli
       options.idleCheckpointMs ?? DEFAULT_IDLE_CHECKPOINT_MS,
     ),
   };
-  return { path, maxBatchRecords, confirmSliceRecords, reportError, writer };
+  const reconcileInterrupted = options.reconcileInterrupted ?? false;
+  if (typeof reconcileInterrupted !== 'boolean')
+    throw new TypeError(`reconcileInterrupted must be a boolean, got ${String(reconcileInterrupted)}`);
+  return { path, maxBatchRecords, confirmSliceRecords, reportError, reconcileInterrupted, writer };
 }
 
 function journalPath(path: string): string {

@@ -5,7 +5,7 @@ import { appendThroughWrite, type AppendListener, type Journal, type JournalReco
 import { SqliteBatchWriter, type SqliteJournalStats } from './sqlite-batch-writer.js';
 import { SqliteJournalReader } from './sqlite-journal-reader.js';
 import { resolveSqliteJournalOptions, type SqliteJournalOptions } from './sqlite-journal-options.js';
-import { initializeJournalFile } from './sqlite-schema.js';
+import { initializeJournalFile, markFileSettled } from './sqlite-schema.js';
 
 /**
  * The durable journal, the audit trail of every model call: a SQLite file in WAL mode. Appends
@@ -18,13 +18,23 @@ export class SqliteJournal implements Journal {
   private readonly writer: SqliteBatchWriter;
   private readonly reader: SqliteJournalReader;
   private closing: Promise<void> | undefined;
+  /** Requests written minus results written: zero at close means the file is settled. */
+  private openCalls = 0;
+  private readonly reconciles: boolean;
+  /**
+   * Calls a killed daemon left without a result, found when this journal opened the file:
+   * each now has a result with error code `interrupted` and was not re-run (SCH-15).
+   */
+  readonly interruptedAtOpen: number;
 
   /** Creates the file and its directory when missing and migrates the schema, synchronously. */
   constructor(options: SqliteJournalOptions) {
     const settings = resolveSqliteJournalOptions(options);
     this.path = settings.path;
     mkdirSync(dirname(this.path), { recursive: true });
-    initializeJournalFile(this.path, settings.writer.busyTimeoutMs);
+    const { busyTimeoutMs } = settings.writer;
+    this.reconciles = settings.reconcileInterrupted;
+    this.interruptedAtOpen = initializeJournalFile(this.path, busyTimeoutMs, this.reconciles).interrupted;
     this.reader = new SqliteJournalReader(this.path, settings.writer.busyTimeoutMs);
     this.writer = new SqliteBatchWriter(settings);
   }
@@ -34,6 +44,7 @@ export class SqliteJournal implements Journal {
    * committed, or {@link JournalWriteError} when it failed. Never blocks on the disk.
    */
   write(record: JournalRecord, listener: AppendListener): void {
+    this.openCalls += record.type === 'model_request' ? 1 : -1;
     this.writer.write(record, listener);
   }
 
@@ -84,5 +95,8 @@ export class SqliteJournal implements Journal {
     this.reader.close();
     // The writer closes last, so its close checkpoints the WAL back into the database file.
     await this.writer.stop();
+    // Every call written has its result: the next start-up need not look for interrupted ones.
+    if (this.reconciles && this.openCalls === 0 && this.writer.stats().recordsFailed === 0)
+      markFileSettled(this.path);
   }
 }

@@ -1,4 +1,6 @@
 import Database from 'better-sqlite3';
+import { JournalSchemaTooNewError } from './journal-errors.js';
+import { markAllSettled, reconcileInterruptedCalls } from './sqlite-reconcile.js';
 
 /** One forward-only schema step; `version` is the `PRAGMA user_version` once it has run. */
 export interface JournalMigration {
@@ -56,6 +58,12 @@ export const JOURNAL_MIGRATIONS: readonly JournalMigration[] = [
         WHERE session_id IS NOT NULL;
     `,
   },
+  {
+    // Small facts about the file itself; `settled_through` is the seq up to which every
+    // recorded request has its result, so start-up looks for interrupted calls only after it.
+    version: 3,
+    sql: `CREATE TABLE journal_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;`,
+  },
 ];
 
 /** The schema version this build writes and reads. */
@@ -84,9 +92,7 @@ export function migrateJournal(
   const run = db.transaction((): MigrationOutcome => {
     const from = userVersion(db);
     if (from > latest) {
-      throw new Error(
-        `Journal "${db.name}" has schema version ${from}, newer than the ${latest} this build knows`,
-      );
+      throw new JournalSchemaTooNewError(db.name, from, latest);
     }
     for (const migration of migrations) {
       if (migration.version <= from) continue;
@@ -102,16 +108,39 @@ export function migrateJournal(
  * Opens the journal file read-write on the calling thread, switches it to WAL and migrates
  * it, then closes the connection. Runs synchronously, before any writer starts.
  */
-export function initializeJournalFile(path: string, busyTimeoutMs: number): MigrationOutcome {
+export function initializeJournalFile(
+  path: string,
+  busyTimeoutMs: number,
+  reconcile: boolean = false,
+  wallNowMs: () => number = Date.now,
+): JournalOpening {
   const db = new Database(path);
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     const mode = db.pragma('journal_mode = WAL', { simple: true });
     if (mode !== 'wal') throw new Error(`Journal "${path}" cannot use WAL mode (got ${String(mode)})`);
-    return migrateJournal(db);
+    const migration = migrateJournal(db);
+    return { migration, interrupted: reconcile ? reconcileInterruptedCalls(db, wallNowMs()) : 0 };
   } finally {
     db.close();
   }
+}
+
+/** Marks every record of the file settled, once its journal closed with no call open. */
+export function markFileSettled(path: string): void {
+  const db = new Database(path);
+  try {
+    markAllSettled(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** What opening a journal file did: the migration, and the calls it found interrupted. */
+export interface JournalOpening {
+  migration: MigrationOutcome;
+  /** Requests without a result, left by a daemon that was killed; each got an `interrupted` result. */
+  interrupted: number;
 }
 
 function userVersion(db: Database.Database): number {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AnyMessage } from '@agentclientprotocol/sdk';
 import type { AcpDaemon } from '../acp-daemon.js';
 import type { EventFrame, SubscribeOptions } from '../../events/index.js';
+import { LinkedQueue } from '@sluice/runtime/queue';
 import { AcpLink, type AcpRoute } from '../acp-link.js';
 import { eventToAcpMessage } from '../event-translation.js';
 import { OutboundMerger } from '../outbound-merger.js';
@@ -25,13 +26,25 @@ interface SessionStream {
  * outbound queue, and the session streams (`GET /acp` with `Acp-Session-Id`), each a bus
  * subscription merged with the responses routed to that session. A session stream opened
  * before its session is live (the client opens it before `session/load`) starts once this
- * connection attaches the session.
+ * connection attaches the session. The answer to a turn or setting request (see {@link AcpRoute})
+ * whose session has no open stream waits for the next one, as in the reference daemon (the
+ * official client reads `session/prompt` answers only there, and opens that stream after
+ * posting the request); other answers fall back to the connection stream.
  */
 export class AcpHttpConnection {
   readonly id = randomUUID();
   readonly link: AcpLink;
+  /**
+   * Requests are answered in the `POST` response (`200`) instead of on a stream: set for the
+   * official qwen client, which drops a stream answer that arrives before the `202` (PROTOCOL §8).
+   */
+  answersInline = false;
   private readonly connectionOut: OutboundMerger;
   private readonly sessionStreams = new Map<string, SessionStream>();
+  /** Session-routed answers waiting for their session's stream to open. */
+  private readonly parked = new Map<string, LinkedQueue<AnyMessage>>();
+  /** Answers that must reach their session's stream (they wait for it rather than fall back). */
+  private readonly mustReachSession = new WeakSet<AnyMessage>();
   private connectionStreamOpen = false;
   private lastActive = Date.now();
   private closed = false;
@@ -55,6 +68,7 @@ export class AcpHttpConnection {
   get outstanding(): number {
     let queued = this.connectionOut.queued;
     for (const stream of this.sessionStreams.values()) queued += stream.merger.queued;
+    for (const waiting of this.parked.values()) queued += waiting.size;
     return this.link.pendingRequests + queued;
   }
 
@@ -109,17 +123,26 @@ export class AcpHttpConnection {
       for (const message of previous.merger.drainDirect()) merger.push(message);
       previous.merger.close();
     }
+    const waiting = this.parked.get(sessionId);
+    this.parked.delete(sessionId);
+    for (let message = waiting?.dequeue(); message !== undefined; message = waiting?.dequeue())
+      merger.push(message);
     this.sessionStreams.set(sessionId, { merger, subscribeOptions: options });
     this.touch();
     return epoch === undefined ? { merger } : { merger, epoch };
   }
 
-  /** The session stream ended: answers nobody read go to the connection stream. */
+  /**
+   * The session stream ended: answers nobody read wait for the session's next stream if they
+   * must reach it, else go to the connection stream.
+   */
   releaseSessionStream(sessionId: string, merger: OutboundMerger): void {
     const stream = this.sessionStreams.get(sessionId);
     if (stream?.merger !== merger) return;
     this.sessionStreams.delete(sessionId);
-    for (const message of merger.drainDirect()) this.connectionOut.push(message);
+    for (const message of merger.drainDirect())
+      if (this.mustReachSession.has(message)) this.park(sessionId, message);
+      else this.connectionOut.push(message);
     this.touch();
   }
 
@@ -131,6 +154,7 @@ export class AcpHttpConnection {
     this.connectionOut.close();
     for (const stream of this.sessionStreams.values()) stream.merger.close();
     this.sessionStreams.clear();
+    this.parked.clear();
   }
 
   private readonly translate = (frame: EventFrame): AnyMessage =>
@@ -138,10 +162,19 @@ export class AcpHttpConnection {
 
   private deliver(message: AnyMessage, route: AcpRoute, sessionId: string | undefined): void {
     const stream = route.kind === 'session' ? this.sessionStreams.get(route.sessionId) : undefined;
+    if (route.kind === 'session' && route.waits) this.mustReachSession.add(message);
     if (stream !== undefined && !stream.merger.isClosed) stream.merger.push(message);
+    else if (route.kind === 'session' && route.waits) this.park(route.sessionId, message);
     else this.connectionOut.push(message);
     // The session's stream may have been kept open only for this answer.
     if (sessionId !== undefined) this.sessionStreams.get(sessionId)?.merger.poke();
+  }
+
+  private park(sessionId: string, message: AnyMessage): void {
+    if (this.closed) return;
+    let waiting = this.parked.get(sessionId);
+    if (waiting === undefined) this.parked.set(sessionId, (waiting = new LinkedQueue<AnyMessage>()));
+    waiting.enqueue(message);
   }
 
   private onAttach(sessionId: string, replay: boolean): void {

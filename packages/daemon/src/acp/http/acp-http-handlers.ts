@@ -10,6 +10,14 @@ import { parseLastEventId, parseMaxQueued } from '../../events/index.js';
 import { DaemonDrainingError } from '../../sessions/index.js';
 import { HttpError, mapError, parseJsonBody } from '../../wire/index.js';
 
+/**
+ * `clientInfo.name` of the official `@qwen-code/sdk` ACP-over-HTTP client. It starts waiting for
+ * an answer on the SSE stream only once it has read the request's `202`, and drops an answer that
+ * came first — which an in-process handler's answer regularly does. It also accepts the answer
+ * inline (`200` with the JSON-RPC response), so its connections get answers that way.
+ */
+export const OFFICIAL_CLIENT_NAME = 'qwen-code-sdk';
+
 /** Header naming the ACP connection (PROTOCOL §8). */
 export const ACP_CONNECTION_HEADER = 'acp-connection-id';
 /** Header naming the session a message or stream belongs to. */
@@ -19,6 +27,11 @@ function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   const text = Array.isArray(value) ? value[0] : value;
   return text === undefined || text.length === 0 ? undefined : text;
+}
+
+function clientNameOf(message: AnyMessage): unknown {
+  const params = 'method' in message ? (message.params as { clientInfo?: { name?: unknown } } | null) : null;
+  return params?.clientInfo?.name;
 }
 
 function isJson(contentType: string | undefined): boolean {
@@ -101,7 +114,9 @@ class AcpHttpEndpoint {
         { 'Retry-After': '1' },
       );
     connection.touch();
-    connection.link.receive(message);
+    if (connection.answersInline && 'method' in message && 'id' in message)
+      return reply.code(200).send(await connection.link.call(message as AnyMessage & { id: JsonRpcId }));
+    connection.link.receive(message, { sessionScoped: sessionHeader !== undefined });
     return reply.code(202).send();
   }
 
@@ -130,6 +145,7 @@ class AcpHttpEndpoint {
       this.registry.close(connection.id);
       return reply.code(400).send(response);
     }
+    connection.answersInline = clientNameOf(message) === OFFICIAL_CLIENT_NAME;
     return reply.code(200).header('Acp-Connection-Id', connection.id).send(response);
   }
 

@@ -27,6 +27,12 @@ export const FEATURES = [
   'pending_prompts',
 ] as const;
 
+/**
+ * Transports this daemon serves (PROTOCOL §3): REST + SSE, and ACP over HTTP on `/acp`. The
+ * official client's `negotiateTransport` picks `acp-http` from this list.
+ */
+export const TRANSPORTS = ['rest', 'acp-http'] as const;
+
 /** `GET /health`, `GET /capabilities`, `GET /runtime/snapshot`. */
 export function discoveryRoutes(
   app: FastifyInstance,
@@ -46,7 +52,7 @@ export function discoveryRoutes(
       mode: 'http-bridge',
       features,
       workspaceCwd,
-      transports: ['rest'],
+      transports: [...TRANSPORTS],
       policy: { permission: 'first-responder' },
       limits: {
         maxPendingPromptsPerSession: limits.maxPendingPromptsPerSession,

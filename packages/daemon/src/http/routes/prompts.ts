@@ -71,8 +71,13 @@ export function promptRoutes(app: FastifyInstance, sessions: SessionBridge): voi
         .type(JSON_CONTENT_TYPE)
         .send(refusal.body);
     }
-    const { promptId, lastEventId, eventEpoch } = admission;
-    return reply.code(202).send({ promptId, lastEventId, eventEpoch });
+    const { promptId, lastEventId, eventEpoch, recorded } = admission;
+    // The 202 is a promise that survives kill -9: it waits for the admission ledger's commit
+    // (one transaction per turn of the event loop, shared by every prompt accepted in it).
+    const accepted = { promptId, lastEventId, eventEpoch };
+    if (recorded === undefined) return reply.code(202).send(accepted);
+    void recorded.then(() => reply.code(202).send(accepted));
+    return reply;
   });
 
   app.get<{ Params: SessionParams }>('/session/:id/pending-prompts', async (request) => {

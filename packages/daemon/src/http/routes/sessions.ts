@@ -1,3 +1,4 @@
+import { describeValue } from '@sluice/protocol';
 import { isAbsolute } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { withOpenPermissions, type PermissionBroker } from '../../permissions/index.js';
@@ -153,7 +154,7 @@ function parseSize(raw: unknown): number | undefined {
     throw new HttpError(
       400,
       'invalid_size',
-      `size must be an integer in [1, ${MAX_SESSION_LIST_SIZE}], got ${JSON.stringify(raw)}`,
+      `size must be an integer in [1, ${MAX_SESSION_LIST_SIZE}], got ${describeValue(raw)}`,
     );
   return value;
 }
