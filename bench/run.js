@@ -4,11 +4,12 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { benchDaemon } from './daemon.js';
+import { benchGateway } from './gateway.js';
 import { benchJournal } from './journal.js';
 import { benchScheduler } from './scheduler.js';
 
 const quick = process.argv.includes('--quick');
-// `--only=scheduler,journal,daemon` (or a daemon part: `503`, `prompts`, `memory`, `startup`)
+// `--only=scheduler,journal,daemon,gateway` (or a daemon part: `503`, `prompts`, `memory`, `startup`)
 // runs a subset for a quick check; a subset never overwrites BENCHMARKS.md.
 const only = process.argv
   .find((arg) => arg.startsWith('--only='))
@@ -31,6 +32,11 @@ const daemonParts = ['503', 'prompts', 'memory', 'startup'].filter((part) => run
 if (daemonParts.length > 0) {
   console.error('daemon: sluice serve vs bare node:http …');
   sections.push(['The daemon over HTTP', (await benchDaemon({ quick, parts: daemonParts })).markdown]);
+}
+
+if (runs('gateway')) {
+  console.error('gateway: /v1/chat/completions vs the upstream directly …');
+  sections.push(['The model gateway', (await benchGateway({ quick })).markdown]);
 }
 
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

@@ -2,6 +2,10 @@ import { describeValue } from '@sluice/protocol';
 import { isAbsolute, resolve } from 'node:path';
 import { MAX_TIMER_MS } from '@sluice/runtime';
 import {
+  DEFAULT_AGENT_IDLE_TIMEOUT_MS,
+  DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
+  DEFAULT_AGENT_MAX_PROCESSES,
+  DEFAULT_AGENT_SESSIONS_PER_PROCESS,
   DEFAULT_DATA_DIR,
   DEFAULT_EVENT_MEMORY_BYTES,
   DEFAULT_EVENT_RING_BYTES,
@@ -55,6 +59,19 @@ export interface DaemonConfig {
   permissionResponseTimeoutMs?: number;
   /** How long `close()` lets pending prompts finish before cancelling them; default 10 000. */
   drainTimeoutMs?: number;
+  /**
+   * External ACP agents to run sessions on instead of the built-in chat agent (`--agent`); the
+   * first is the default, `POST /session {agent}` picks another by name.
+   */
+  agents?: ReadonlyArray<{ name: string; command: readonly string[] }>;
+  /** Sessions one agent process hosts; default 1. */
+  agentSessionsPerProcess?: number;
+  /** Agent processes at once; default 8. */
+  agentMaxProcesses?: number;
+  /** An agent process without a running turn is retired after this long; default 300 000. */
+  agentIdleTimeoutMs?: number;
+  /** An agent process that leaves a liveness probe unanswered this long is killed; default 30 000. */
+  agentLivenessTimeoutMs?: number;
 }
 
 /** The validated configuration, defaults filled in. */
@@ -71,6 +88,10 @@ export type ResolvedDaemonConfig = DaemonConfig &
       | 'terminalEventDelayMs'
       | 'permissionResponseTimeoutMs'
       | 'drainTimeoutMs'
+      | 'agentSessionsPerProcess'
+      | 'agentMaxProcesses'
+      | 'agentIdleTimeoutMs'
+      | 'agentLivenessTimeoutMs'
     >
   >;
 
@@ -90,7 +111,8 @@ type Rule =
   | { kind: 'int'; min: 0 | 1; max?: number; default?: number; infinity?: boolean }
   | { kind: 'string'; nonEmpty: boolean; default?: string }
   | { kind: 'enum'; values: readonly string[]; default: string }
-  | { kind: 'httpUrl' };
+  | { kind: 'httpUrl' }
+  | { kind: 'agents' };
 
 const count = (min: 0 | 1, extra: { max?: number; default?: number } = {}): Rule => ({
   kind: 'int',
@@ -137,7 +159,33 @@ const RULES: Record<keyof DaemonConfig, Rule> = {
     default: DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS,
   }),
   drainTimeoutMs: count(0, { max: MAX_TIMER_MS, default: DEFAULT_DRAIN_TIMEOUT_MS }),
+  agents: { kind: 'agents' },
+  agentSessionsPerProcess: count(1, { default: DEFAULT_AGENT_SESSIONS_PER_PROCESS }),
+  agentMaxProcesses: count(1, { default: DEFAULT_AGENT_MAX_PROCESSES }),
+  agentIdleTimeoutMs: count(1, { max: MAX_TIMER_MS, default: DEFAULT_AGENT_IDLE_TIMEOUT_MS }),
+  agentLivenessTimeoutMs: count(1, { max: MAX_TIMER_MS, default: DEFAULT_AGENT_LIVENESS_TIMEOUT_MS }),
 };
+
+const AGENT_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
+/** Why a list of agents is invalid: not a non-empty list of `{name, command}` with unique names. */
+function agentsViolation(value: unknown): string | undefined {
+  if (!Array.isArray(value) || value.length === 0) return 'must be a non-empty array of {name, command}';
+  const names = new Set<string>();
+  for (const agent of value as Array<{ name?: unknown; command?: unknown }>) {
+    if (typeof agent?.name !== 'string' || !AGENT_NAME.test(agent.name))
+      return `agent names must start with a letter and hold letters, digits, "_", "." or "-"`;
+    if (
+      !Array.isArray(agent.command) ||
+      agent.command.length === 0 ||
+      agent.command.some((a) => typeof a !== 'string' || a === '')
+    )
+      return `agent "${agent.name}" needs a command: a non-empty array of non-empty strings`;
+    if (names.has(agent.name)) return `agent name "${agent.name}" is given twice`;
+    names.add(agent.name);
+  }
+  return undefined;
+}
 
 /** The reason `value` breaks `rule`, or `undefined` when it is valid. */
 function violation(rule: Rule, value: unknown): string | undefined {
@@ -156,6 +204,8 @@ function violation(rule: Rule, value: unknown): string | undefined {
       return typeof value === 'string' && rule.values.includes(value)
         ? undefined
         : `must be one of ${rule.values.map((v) => `"${v}"`).join(', ')}`;
+    case 'agents':
+      return agentsViolation(value);
     case 'httpUrl': {
       if (typeof value !== 'string' || !URL.canParse(value)) return 'must be a URL';
       const { protocol } = new URL(value);

@@ -1,13 +1,14 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { EchoProvider, ModelRuntime, type Journal, type ModelProvider } from '@sluice/runtime';
-import { ChatAgent } from './agents/index.js';
+import { AcpAgentPool, ChatAgent, type AgentLog } from './agents/index.js';
 import {
   DaemonConfigError,
   resolveDaemonConfig,
   type DaemonConfig,
   type ResolvedDaemonConfig,
 } from './config.js';
+import { SessionCredentials } from './gateway/index.js';
 import { PermissionBroker, withPermissions } from './permissions/index.js';
 import { SessionBridge, type Agent, type SessionStore, type TurnFailure } from './sessions/index.js';
 import { LazySqlitePersistence, lockDataDir, prepareDataDir } from './persistence/index.js';
@@ -21,6 +22,12 @@ export interface DaemonParts {
   onError?: (error: unknown, context: string) => void;
   /** Told about every prompt that ended `turn_error`: ids and codes, never text. */
   onTurnError?: (failure: TurnFailure) => void;
+  /** The per-session gateway credentials; one is made when absent. */
+  credentials?: SessionCredentials;
+  /** The model gateway's base URL (`http://host:port/v1`) once the server listens, for agent processes. */
+  gatewayUrl?: () => string | undefined;
+  /** Where external agents' stderr and process events go. */
+  agentLog?: AgentLog;
 }
 
 /** The composed daemon: runtime, sessions (with their event streams), permissions and the agent. */
@@ -30,7 +37,14 @@ export interface Daemon {
   readonly bridge: SessionBridge;
   /** Permission requests of running turns and their votes (PROTOCOL §7). */
   readonly permissions: PermissionBroker;
+  /** The external agents' process pool, when `agents` are configured. */
+  readonly agentPool: AcpAgentPool | undefined;
   readonly journal: Journal;
+  /**
+   * The one set of per-session credentials of the model gateway (`/v1/*`): an external agent
+   * issues one per session and the gateway attributes calls by it (docs/decisions/014).
+   */
+  readonly credentials: SessionCredentials;
   /** True once `close()` was called: no new sessions or prompts are admitted. */
   readonly draining: boolean;
   /**
@@ -120,8 +134,10 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     responseTimeoutMs: resolved.permissionResponseTimeoutMs,
     events: { publish: (sessionId, event) => bridge.publish(sessionId, event) },
   });
+  const credentials = parts.credentials ?? new SessionCredentials();
+  const agentPool = parts.agent === undefined ? buildAgentPool(resolved, parts, credentials) : undefined;
   const agent = withPermissions(
-    parts.agent ?? new ChatAgent({ runtime, model: resolved.model }),
+    parts.agent ?? agentPool ?? new ChatAgent({ runtime, model: resolved.model }),
     permissions,
   );
   const bridge: SessionBridge = new SessionBridge({
@@ -146,6 +162,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     try {
       await waitUntilIdle(bridge, resolved.drainTimeoutMs);
       await bridge.shutdown('daemon_shutdown');
+      await agentPool?.close();
       bridge.streams.closeAll('daemon_shutdown');
       await runtime.shutdown({ abortRunning: true });
       await storage.close();
@@ -159,6 +176,8 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     runtime,
     bridge,
     permissions,
+    credentials,
+    agentPool,
     journal: storage.journal,
     get draining() {
       return bridge.draining;
@@ -166,6 +185,25 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     recover: () => storage.recover(),
     close: () => (closing ??= close()),
   };
+}
+
+/** The external agents' pool when the config names agents (`--agent`). */
+function buildAgentPool(
+  config: ResolvedDaemonConfig,
+  parts: DaemonParts,
+  credentials: SessionCredentials,
+): AcpAgentPool | undefined {
+  if (config.agents === undefined) return undefined;
+  return new AcpAgentPool({
+    agents: config.agents,
+    sessionsPerProcess: config.agentSessionsPerProcess,
+    maxProcesses: config.agentMaxProcesses,
+    idleTimeoutMs: config.agentIdleTimeoutMs,
+    livenessTimeoutMs: config.agentLivenessTimeoutMs,
+    credentials,
+    ...(parts.gatewayUrl === undefined ? {} : { gatewayUrl: parts.gatewayUrl }),
+    ...(parts.agentLog === undefined ? {} : { log: parts.agentLog }),
+  });
 }
 
 function buildProvider(config: ResolvedDaemonConfig): ModelProvider {

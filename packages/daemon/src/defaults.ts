@@ -45,3 +45,16 @@ export const DEFAULT_MAX_SESSIONS = 128;
 export const DEFAULT_TERMINAL_EVENT_DELAY_MS = 10;
 /** Upper bound of `terminalEventDelayMs`. */
 export const MAX_TERMINAL_EVENT_DELAY_MS = 1_000;
+
+/** Sessions one external agent process hosts (`--agent-sessions-per-process`): a crash takes one. */
+export const DEFAULT_AGENT_SESSIONS_PER_PROCESS = 1;
+/** External agent processes at once (`--agent-max-processes`). */
+export const DEFAULT_AGENT_MAX_PROCESSES = 8;
+/** An agent process without a running turn is retired after this long (`--agent-idle-timeout-ms`). */
+export const DEFAULT_AGENT_IDLE_TIMEOUT_MS = 300_000;
+/** An agent process that leaves a liveness probe unanswered this long is killed (`--agent-liveness-timeout-ms`). */
+export const DEFAULT_AGENT_LIVENESS_TIMEOUT_MS = 30_000;
+/** After `session/cancel`, how long an agent may take to answer the prompt before it is killed. */
+export const DEFAULT_AGENT_CANCEL_GRACE_MS = 10_000;
+/** Bound of an agent's `session/new` and `session/load`. */
+export const DEFAULT_AGENT_START_TIMEOUT_MS = 60_000;

@@ -44,6 +44,8 @@ export interface ModelJobReport {
   callId: string;
   taskId: string;
   sessionId?: string;
+  /** The prompt (turn) the call belongs to, when its caller named one. */
+  turnId?: string;
   kind: 'complete' | 'stream';
   phase: ModelJobPhase;
   /** The original effective timeout fixed at admission, in ms. */

@@ -140,15 +140,34 @@ export class ModelClosureFailure extends RecordingError {
   }
 }
 
+/**
+ * What an upstream answered with an HTTP error: its status, its error object (whose message may
+ * quote the request) and its `Retry-After`. The model gateway relays it to the client that made
+ * the request; it is never journaled or logged.
+ */
+export interface UpstreamError {
+  status: number;
+  /** The body's `error` member as the upstream sent it, when it had one. */
+  error?: unknown;
+  /** The `Retry-After` header, verbatim. */
+  retryAfter?: string;
+}
+
 /** The provider failed (HTTP error, network error, malformed answer); never includes prompt text. */
 export class ProviderError extends ModelRuntimeError {
   readonly code = 'model_provider_error';
+  /**
+   * The upstream's own error answer, for the gateway to relay. Not enumerable, so that logging
+   * or serializing the error never shows it (its message may quote the prompt).
+   */
+  declare readonly upstream: UpstreamError | undefined;
   constructor(
     message: string,
     readonly retryable: boolean,
     readonly status?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; upstream?: UpstreamError },
   ) {
     super(message, options);
+    Object.defineProperty(this, 'upstream', { value: options?.upstream, enumerable: false });
   }
 }

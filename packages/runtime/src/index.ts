@@ -4,8 +4,13 @@
 
 export { ModelRuntime, type ModelRuntimeOptions } from './gateway/model-runtime.js';
 export type { CallOptions, ModelGateway, ModelStream } from './gateway/model-gateway.js';
+export { contentText } from './types.js';
 export type {
   ChatMessage,
+  ContentPart,
+  GenerationStopReason,
+  ToolCall,
+  ToolCallDelta,
   GenerationRequest,
   ModelProvider,
   ModelResponse,
@@ -33,6 +38,7 @@ export {
   type BudgetReason,
   type RecordingEvidence,
   type TimeoutPhase,
+  type UpstreamError,
 } from './errors.js';
 
 export { TaskBudget, type TaskBudgetLimits, type TaskUsage } from './budget/task-budget.js';

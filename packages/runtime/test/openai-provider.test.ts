@@ -32,9 +32,20 @@ function iterate<T>(events: AsyncIterable<T>): AsyncIterator<T> {
   return events[Symbol.asyncIterator]();
 }
 
+/** The typed view of a stream: `raw` chunks left out, `native` chunks stripped. */
+async function* typed(events: AsyncIterable<ModelStreamEvent>): AsyncGenerator<ModelStreamEvent> {
+  for await (const event of events) {
+    if (event.type === 'raw') continue;
+    if ('native' in event) {
+      const { native: _native, ...rest } = event;
+      yield rest as ModelStreamEvent;
+    } else yield event;
+  }
+}
+
 async function collect(events: AsyncIterable<ModelStreamEvent>): Promise<ModelStreamEvent[]> {
   const out: ModelStreamEvent[] = [];
-  for await (const event of events) out.push(event);
+  for await (const event of typed(events)) out.push(event);
   return out;
 }
 
@@ -107,6 +118,7 @@ describe('OpenAIProvider.complete', () => {
       text: 'Hi there',
       stopReason: 'end_turn',
       usage: { inputTokens: 12, outputTokens: 3 },
+      native: expect.objectContaining({ object: 'chat.completion' }),
     });
   });
 
@@ -155,7 +167,7 @@ describe('OpenAIProvider.complete', () => {
   test.each([
     ['length', 'max_tokens'],
     ['content_filter', 'refusal'],
-    ['tool_calls', 'end_turn'],
+    ['tool_calls', 'tool_calls'],
     [null, 'end_turn'],
   ] as const)('finish_reason %s maps to %s', async (finishReason, stopReason) => {
     server.reply({ finishReason });
@@ -329,7 +341,7 @@ describe('OpenAIProvider.stream', () => {
   test('abort mid-stream throws exactly signal.reason', async () => {
     server.reply({ chunks: ['a', 'b', 'c'], hangAfterChunks: 1 });
     const controller = new AbortController();
-    const iterator = iterate(provider.stream(request, callOptions({ signal: controller.signal })));
+    const iterator = iterate(typed(provider.stream(request, callOptions({ signal: controller.signal }))));
     expect((await iterator.next()).value).toEqual({ type: 'delta', text: 'a' });
     const pending = iterator.next();
     const reason = new Error('consumer cancelled');
@@ -340,7 +352,7 @@ describe('OpenAIProvider.stream', () => {
   test('abort while the consumer holds a delta throws signal.reason on the next pull', async () => {
     server.reply({ chunks: ['a', 'b', 'c'], chunkDelayMs: 50 });
     const controller = new AbortController();
-    const iterator = iterate(provider.stream(request, callOptions({ signal: controller.signal })));
+    const iterator = iterate(typed(provider.stream(request, callOptions({ signal: controller.signal }))));
     await iterator.next();
     const reason = new Error('gone');
     controller.abort(reason);
@@ -352,7 +364,7 @@ describe('OpenAIProvider.stream', () => {
     const events: ModelStreamEvent[] = [];
     const error = await rejection(
       (async () => {
-        for await (const event of provider.stream(request, callOptions({ timeoutMs: 200 })))
+        for await (const event of typed(provider.stream(request, callOptions({ timeoutMs: 200 }))))
           events.push(event);
       })(),
     );
@@ -375,7 +387,7 @@ describe('OpenAIProvider.stream', () => {
     const clock = new FakeClock();
     const timed = new OpenAIProvider({ baseURL: server.baseURL, apiKey: 'k', model: 'm', clock });
     server.reply({ chunks: ['a', 'b', 'c'], chunkDelayMs: 10_000 });
-    for await (const event of timed.stream(request, callOptions())) {
+    for await (const event of typed(timed.stream(request, callOptions()))) {
       expect(event).toEqual({ type: 'delta', text: 'a' });
       break;
     }

@@ -14,7 +14,7 @@ import {
   type SessionListPage,
   type SessionSummary,
 } from '@sluice/protocol';
-import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_RECONNECT } from './defaults.js';
+import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_RECONNECT, PROMPT_POST_RETRIES } from './defaults.js';
 import {
   reconnectSettings,
   subscribeEvents,
@@ -37,6 +37,7 @@ import {
 import { PromptReservations } from './reservations.js';
 import {
   baseUrl,
+  nonNegativeInteger,
   normalizePendingPromptLimit,
   optionalFunction,
   optionalNonEmptyString,
@@ -65,6 +66,12 @@ export interface DaemonClientOptions {
   maxPendingPromptsPerSession?: number | null;
   /** How event streams re-open after a drop; `false` disables. */
   reconnect?: ReconnectOptions | boolean;
+  /**
+   * Times a prompt is sent again, with the same `Idempotency-Key`, when the connection failed
+   * before its answer was read; the daemon admits it once whatever the count. Default 2; `0`
+   * surfaces the connection's error at once.
+   */
+  promptRetries?: number;
 }
 
 /**
@@ -95,7 +102,8 @@ export class DaemonClient {
     this.promptLimit = normalizePendingPromptLimit(options.maxPendingPromptsPerSession);
     this.reconnect = reconnectSettings(options.reconnect, DEFAULT_RECONNECT);
     const fetchFn = fetch ?? ((input: string, init?: RequestInit) => globalThis.fetch(input, init));
-    this.core = new HttpCore(this.baseUrl, token, fetchFn, this.fetchTimeoutMs);
+    const promptRetries = nonNegativeInteger('promptRetries', options.promptRetries ?? PROMPT_POST_RETRIES);
+    this.core = new HttpCore(this.baseUrl, token, fetchFn, this.fetchTimeoutMs, promptRetries);
     this.turns = new PromptTurns(this.core, this.fetchTimeoutMs, (sessionId, subscribe) =>
       this.subscribeEvents(sessionId, subscribe),
     );

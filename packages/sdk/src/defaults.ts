@@ -28,6 +28,15 @@ export const DEFAULT_RETRY = {
   capMs: 10_000,
 } as const;
 
+/**
+ * Times a prompt POST is sent again, with the same `Idempotency-Key`, when its answer could not
+ * be read (the connection failed): the daemon answers a retry with the first `202` and admits
+ * nothing twice, so a retry is safe.
+ */
+export const PROMPT_POST_RETRIES = 2;
+/** Wait before such a retry, in ms (doubling each time). */
+export const PROMPT_POST_RETRY_BASE_MS = 100;
+
 /** Terminal events kept for prompts whose `202` is still being read (bounded, oldest dropped). */
 export const MAX_EARLY_TERMINAL_EVENTS = 256;
 

@@ -26,6 +26,8 @@ export class HttpCore {
     private readonly token: string | undefined,
     private readonly fetchFn: FetchLike,
     private readonly fetchTimeoutMs: number,
+    /** Times a prompt POST whose answer was lost is sent again (with its `Idempotency-Key`). */
+    readonly promptRetries: number = 0,
   ) {}
 
   /** Request headers with the bearer token and client identity. */

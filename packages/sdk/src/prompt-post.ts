@@ -1,5 +1,6 @@
 import type { PromptAccepted, PromptBody, PromptQueueFullBody, PromptResult } from '@sluice/protocol';
-import { anySignal } from './abort.js';
+import { anySignal, sleep } from './abort.js';
+import { PROMPT_POST_RETRY_BASE_MS } from './defaults.js';
 import { DaemonPendingPromptLimitError, DaemonProtocolError } from './errors.js';
 import { errorFrom, readJson, sessionPath, type HttpCore } from './http.js';
 
@@ -22,9 +23,14 @@ function isAccepted(value: unknown): value is PromptAccepted {
   );
 }
 
+const LABEL = 'POST /session/:id/prompt';
+
 /**
  * `POST /session/:id/prompt` (PROTOCOL §5): the `202` envelope or a blocking daemon's result;
- * never under the short-request timeout, since a blocking turn takes minutes.
+ * never under the short-request timeout, since a blocking turn takes minutes. Every POST
+ * carries a fresh `Idempotency-Key`; when the connection fails before the answer was read, the
+ * same request is sent again with the same key (the daemon answers it with the first `202`,
+ * admitting nothing twice), up to the client's `promptRetries` times.
  */
 export async function postPrompt(
   core: HttpCore,
@@ -33,10 +39,47 @@ export async function postPrompt(
   clientId: string | undefined,
   signal: AbortSignal | undefined,
 ): Promise<Admission> {
-  const label = 'POST /session/:id/prompt';
+  const key = newIdempotencyKey();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await postOnce(core, sessionId, request, clientId, signal, key);
+    } catch (error) {
+      if (signal?.aborted || attempt >= core.promptRetries || !isConnectionFailure(error)) throw error;
+      await sleep(PROMPT_POST_RETRY_BASE_MS * 2 ** attempt, signal);
+    }
+  }
+}
+
+/**
+ * A key unique to one prompt: a UUID where Web Crypto is available (Node, secure browser pages),
+ * else random base-36 digits — the key needs to be unique, not secret.
+ */
+function newIdempotencyKey(): string {
+  const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  if (typeof crypto?.randomUUID === 'function') return crypto.randomUUID();
+  let key = Date.now().toString(36);
+  while (key.length < 36) key += Math.random().toString(36).slice(2);
+  return key.slice(0, 36);
+}
+
+/** A failure of the connection itself (fetch's `TypeError`), not an answer of the daemon. */
+function isConnectionFailure(error: unknown): boolean {
+  return error instanceof TypeError;
+}
+
+async function postOnce(
+  core: HttpCore,
+  sessionId: string,
+  request: PromptRequest,
+  clientId: string | undefined,
+  signal: AbortSignal | undefined,
+  key: string,
+): Promise<Admission> {
+  const label = LABEL;
   const response = await core.send('POST', sessionPath(sessionId, '/prompt'), {
     body: request,
     clientId,
+    headers: { 'Idempotency-Key': key },
     signal: anySignal([signal]),
     timeout: false,
   });

@@ -73,8 +73,14 @@ async function endHold(client: DaemonClient, hold: { ended: Promise<unknown> }):
   expect(client.pendingPromptCount(SID)).toBe(0);
 }
 
+/** A client whose lost prompt answers are not retried: destroying a held POST ends its prompt. */
 function newClient(): DaemonClient {
-  return new DaemonClient({ baseUrl: server.url, maxPendingPromptsPerSession: 2, reconnect: false });
+  return new DaemonClient({
+    baseUrl: server.url,
+    maxPendingPromptsPerSession: 2,
+    reconnect: false,
+    promptRetries: 0,
+  });
 }
 
 describe('BP-11 every release path gives the slot back exactly once', () => {
@@ -218,6 +224,23 @@ describe('BP-11 every release path gives the slot back exactly once', () => {
     await endHold(client, hold);
   });
 
+  test('BP-11 a fetch failure on every retry releases once, after sending the same key each time', async () => {
+    const keys: unknown[] = [];
+    script((request, res) => {
+      keys.push(request.headers['idempotency-key']);
+      res.socket?.destroy();
+    });
+    const client = new DaemonClient({
+      baseUrl: server.url,
+      maxPendingPromptsPerSession: 2,
+      reconnect: false,
+    });
+    await expect(client.prompt(SID, text('a'))).rejects.toBeInstanceOf(TypeError);
+    expect(client.pendingPromptCount(SID)).toBe(0);
+    expect(keys).toHaveLength(3); // the first try and two retries
+    expect(new Set(keys).size).toBe(1);
+  });
+
   test('BP-11 an unreadable 202 body releases once', async () => {
     script((_, res) => {
       res.writeHead(202, { 'Content-Type': 'application/json' });
@@ -258,7 +281,11 @@ describe('BP-11 every release path gives the slot back exactly once', () => {
 describe('BP-12 a local refusal sends nothing', () => {
   test('BP-12 the limit+1st prompt is refused locally with the local figures and no request', async () => {
     script((_, res) => json(res, 500, { error: 'must not be called' }));
-    const client = new DaemonClient({ baseUrl: server.url, maxPendingPromptsPerSession: 1 });
+    const client = new DaemonClient({
+      baseUrl: server.url,
+      maxPendingPromptsPerSession: 1,
+      promptRetries: 0,
+    });
     const hold = await holdOne(client);
     const before = server.requests.length;
     const error: unknown = await client.prompt(SID, text('refused')).catch((e: unknown) => e);

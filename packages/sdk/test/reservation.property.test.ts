@@ -113,10 +113,12 @@ test('BP-11/BP-12 the local counter never exceeds the limit, never goes negative
       fc.array(opArb, { minLength: 1, maxLength: 12 }),
       async (limit, ops) => {
         const sessionId = `s${run++}`;
+        // Connection failures are one of the drawn outcomes: each must surface, not be retried.
         const client = new DaemonClient({
           baseUrl: server.url,
           maxPendingPromptsPerSession: limit,
           reconnect: false,
+          promptRetries: 0,
         });
         const count = (): number => client.pendingPromptCount(sessionId);
         const observe = (): void => {

@@ -137,7 +137,8 @@ test('BP-11/BP-14 on the subscription path the counter stays exact and every tur
       fc.array(opArb, { minLength: 1, maxLength: 12 }),
       async (limit, ops) => {
         const sessionId = `s${run++}`;
-        const client = new DaemonClient({ baseUrl: server.url, reconnect: false });
+        // Connection failures are one of the drawn outcomes: each must surface, not be retried.
+        const client = new DaemonClient({ baseUrl: server.url, reconnect: false, promptRetries: 0 });
         const sc = new DaemonSessionClient({
           client,
           session: { sessionId, workspaceCwd: '/w', attached: false },

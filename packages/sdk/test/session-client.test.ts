@@ -241,10 +241,12 @@ describe('BP-11/BP-14 every release path on the subscription path gives the slot
     const held: ServerResponse[] = [];
     state.onPost = (res, n) =>
       promptTextOf(state.posts[n - 1]!) === 'hold' ? void held.push(res) : onPost(res);
+    // Destroying a held POST is how these tests end a prompt: no retry of a lost answer.
     const client = new DaemonClient({
       baseUrl: server.url,
       reconnect: false,
       maxPendingPromptsPerSession: 2,
+      promptRetries: 0,
     });
     const sc = new DaemonSessionClient({ client, session, lastEventId: 0 });
     const stop = new AbortController();

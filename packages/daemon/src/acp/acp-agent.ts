@@ -164,14 +164,13 @@ export function buildAcpAgent(daemon: AcpDaemon, host: AcpSessionHost): acp.Agen
       guard('session/new', async (params: NewSessionParams): Promise<acp.NewSessionResponse> => {
         admitting();
         if (params.cwd !== undefined && !isAbsolute(params.cwd)) throw new InvalidCwdError(params.cwd);
-        const request = {
+        // openSession: an external agent prepares the session first (agent_unavailable); a
+        // chosen id that is stored is refused as over REST.
+        const handle = await bridge.openSession({
           ...(params.cwd === undefined ? {} : { cwd: params.cwd }),
-          scope: 'thread' as const,
-        };
-        const handle =
-          params.sessionId === undefined
-            ? bridge.createSession(request)
-            : await bridge.openSession({ ...request, sessionId: params.sessionId.toLowerCase() });
+          scope: 'thread',
+          ...(params.sessionId === undefined ? {} : { sessionId: params.sessionId.toLowerCase() }),
+        });
         host.attach(handle.sessionId, handle.clientId, false);
         return { sessionId: handle.sessionId };
       }),

@@ -103,8 +103,9 @@ export class ChatAgent implements Agent {
           sinceYield = 0;
           await turnOfTheLoop();
         }
-      } else {
-        stopReason = event.stopReason;
+      } else if (event.type === 'finished') {
+        // The chat agent offers no tools, so a `tool_calls` stop is an ordinary end of turn.
+        stopReason = event.stopReason === 'tool_calls' ? 'end_turn' : event.stopReason;
         turn.emit(usageUpdate(event.usage));
       }
     }

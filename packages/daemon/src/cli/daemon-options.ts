@@ -1,6 +1,10 @@
 import { DEFAULT_SCHEDULER_LIMITS, MAX_TIMER_MS } from '@sluice/runtime';
 import { Option, type Command } from 'commander';
 import {
+  DEFAULT_AGENT_IDLE_TIMEOUT_MS,
+  DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
+  DEFAULT_AGENT_MAX_PROCESSES,
+  DEFAULT_AGENT_SESSIONS_PER_PROCESS,
   DEFAULT_DATA_DIR,
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_ECHO_DELAY_MS,
@@ -13,7 +17,7 @@ import {
   DEFAULT_RING_SIZE,
   MAX_RING_SIZE,
 } from '../defaults.js';
-import { integer, nonEmpty } from './argument-parsers.js';
+import { collectString, integer, nonEmpty } from './argument-parsers.js';
 
 // The defaults named in the help are the daemon's own constants, so that the help cannot drift
 // from what an unset flag means (test/cli/help-defaults.e2e.test.ts). They come from defaults.ts,
@@ -21,7 +25,41 @@ import { integer, nonEmpty } from './argument-parsers.js';
 
 /** The flags of the in-process daemon, shared by `serve` and `acp`, in the order the help lists them. */
 export function daemonOptions(command: Command): Command {
-  return shutdownOptions(modelOptions(sessionOptions(command)));
+  return agentOptions(shutdownOptions(modelOptions(sessionOptions(command))));
+}
+
+/** External ACP agents as session backends (parsed, with the rest, once the flags are valid). */
+function agentOptions(command: Command): Command {
+  return command
+    .option(
+      '--agent <command>',
+      'run sessions on an external ACP agent over stdio, e.g. "qwen --acp"; repeatable as name="command" (the first is the default, POST /session {agent} picks one)',
+      collectString,
+    )
+    .addOption(
+      new Option(
+        '--agent-sessions-per-process <n>',
+        `sessions one agent process hosts (default: ${DEFAULT_AGENT_SESSIONS_PER_PROCESS})`,
+      ).argParser(integer(1)),
+    )
+    .addOption(
+      new Option(
+        '--agent-max-processes <n>',
+        `agent processes at once (default: ${DEFAULT_AGENT_MAX_PROCESSES})`,
+      ).argParser(integer(1)),
+    )
+    .addOption(
+      new Option(
+        '--agent-idle-timeout-ms <ms>',
+        `an agent process without a running turn is stopped after this long (default: ${DEFAULT_AGENT_IDLE_TIMEOUT_MS})`,
+      ).argParser(integer(1, MAX_TIMER_MS)),
+    )
+    .addOption(
+      new Option(
+        '--agent-liveness-timeout-ms <ms>',
+        `an agent process that leaves a liveness probe unanswered this long is killed (default: ${DEFAULT_AGENT_LIVENESS_TIMEOUT_MS})`,
+      ).argParser(integer(1, MAX_TIMER_MS)),
+    );
 }
 
 /** The workspace, its sessions and their prompts and events. */

@@ -11,7 +11,7 @@ const LEVELS: Record<string, number> = {
   silent: Infinity,
 };
 
-type Method = 'info' | 'warn' | 'error';
+type Method = 'debug' | 'info' | 'warn' | 'error';
 
 interface Pending {
   method: Method;
@@ -59,6 +59,12 @@ export class LazyLogger {
     this.threshold = threshold;
   }
 
+  debug(fields: Record<string, unknown>, message: string): void {
+    this.log('debug', fields, message);
+  }
+
+  info(message: string): void;
+  info(fields: Record<string, unknown>, message: string): void;
   info(fieldsOrMessage: Record<string, unknown> | string, message?: string): void {
     if (typeof fieldsOrMessage === 'string') this.log('info', undefined, fieldsOrMessage);
     else this.log('info', fieldsOrMessage, message ?? '');

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { ModelProvider } from '@sluice/runtime';
 import type { FastifyInstance } from 'fastify';
 import { DaemonConfigError, resolveDaemonConfig, type DaemonConfig } from '../config.js';
+import { parseAgentSpec, type AgentCommand } from '../agents/index.js';
 import { createDaemon, type Daemon, type DaemonParts } from '../daemon.js';
 import { buildServer, isLoopbackHost } from '../http/index.js';
 import { LazyLogger } from './lazy-logger.js';
@@ -29,6 +30,11 @@ const FLAG_OF: Record<string, string> = {
   modelTimeoutMs: '--model-timeout-ms',
   drainTimeoutMs: '--drain-timeout-ms',
   permissionResponseTimeoutMs: '--permission-response-timeout-ms',
+  agents: '--agent',
+  agentSessionsPerProcess: '--agent-sessions-per-process',
+  agentMaxProcesses: '--agent-max-processes',
+  agentIdleTimeoutMs: '--agent-idle-timeout-ms',
+  agentLivenessTimeoutMs: '--agent-liveness-timeout-ms',
 };
 
 /** Parsed options of `sluice serve`. */
@@ -61,6 +67,12 @@ export interface ServeOptions {
   maxConnections?: number;
   drainTimeoutMs?: number;
   permissionResponseTimeoutMs?: number;
+  /** `--agent` values as given: `"<command> [args…]"` or `name="<command> [args…]"`. */
+  agent?: string[];
+  agentSessionsPerProcess?: number;
+  agentMaxProcesses?: number;
+  agentIdleTimeoutMs?: number;
+  agentLivenessTimeoutMs?: number;
 }
 
 /** Thrown for a start-up refusal; the CLI prints the message and exits 1. */
@@ -106,10 +118,24 @@ function daemonConfig(options: Omit<ServeOptions, 'port' | 'hostname'>): DaemonC
     ['modelTimeoutMs', options.modelTimeoutMs],
     ['drainTimeoutMs', options.drainTimeoutMs],
     ['permissionResponseTimeoutMs', options.permissionResponseTimeoutMs],
+    ['agents', options.agent?.map(agentSpec)],
+    ['agentSessionsPerProcess', options.agentSessionsPerProcess],
+    ['agentMaxProcesses', options.agentMaxProcesses],
+    ['agentIdleTimeoutMs', options.agentIdleTimeoutMs],
+    ['agentLivenessTimeoutMs', options.agentLivenessTimeoutMs],
   ];
   for (const [key, value] of optional)
     if (value !== undefined) (config as Record<string, unknown>)[key] = value;
   return config;
+}
+
+/** One `--agent` value as a named command; a bad one is a {@link DaemonConfigError} of `agents`. */
+function agentSpec(spec: string): AgentCommand {
+  try {
+    return parseAgentSpec(spec);
+  } catch (error) {
+    throw new DaemonConfigError('agents', (error as Error).message);
+  }
 }
 
 /**
@@ -156,8 +182,9 @@ export function logFromEnv(env: NodeJS.ProcessEnv, name: string): LazyLogger {
  * What an operator reads of the daemon's failures: every turn that ended `turn_error` (ids and
  * codes, never text), and the failures clients are not told about (a failing session store).
  */
-export function operatorLog(logger: LazyLogger): Pick<DaemonParts, 'onError' | 'onTurnError'> {
+export function operatorLog(logger: LazyLogger): Pick<DaemonParts, 'onError' | 'onTurnError' | 'agentLog'> {
   return {
+    agentLog: logger,
     onTurnError: (failure) => logger.warn({ ...failure }, 'turn failed'),
     onError: (error, context) =>
       logger.error(
@@ -165,6 +192,13 @@ export function operatorLog(logger: LazyLogger): Pick<DaemonParts, 'onError' | '
         'daemon error',
       ),
   };
+}
+
+/** Where a local agent process reaches this server: the bound address, loopback for a wildcard. */
+function gatewayHost(hostname: string, bracketed: string): string {
+  if (hostname === '0.0.0.0') return '127.0.0.1';
+  if (hostname === '::' || hostname === '[::]') return '[::1]';
+  return bracketed;
 }
 
 /** A running `sluice serve`. */
@@ -188,7 +222,12 @@ export async function serve(
     process.stderr.write(`sluice: no token given; generated bearer token: ${token}\n`);
   }
   const logger = logFromEnv(env, 'sluice');
-  const daemon = await daemonFromFlags(options, operatorLog(logger));
+  // Agent processes call the model gateway on this server; its port is known once it listens.
+  const gateway: { url?: string } = {};
+  const daemon = await daemonFromFlags(options, {
+    ...operatorLog(logger),
+    gatewayUrl: () => gateway.url,
+  });
   const app = buildServer(daemon, {
     hostname: options.hostname,
     ...(token === undefined ? {} : { token }),
@@ -213,6 +252,7 @@ export async function serve(
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   const host = options.hostname.includes(':') ? `[${options.hostname}]` : options.hostname;
+  gateway.url = `http://${gatewayHost(options.hostname, host)}:${port}/v1`;
   // The line fastify logged when it had the logger (it no longer does, see buildServer).
   logger.info(`Server listening at http://${host}:${port}`);
   let stopping: Promise<void> | undefined;

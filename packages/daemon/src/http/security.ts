@@ -1,10 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isSessionCredential, type GatewayCaller } from '../gateway/index.js';
 
 /** Exposed to browsers on allowed cross-origin responses (PROTOCOL §2). */
 const EXPOSED_HEADERS = 'Retry-After, X-Qwen-Event-Epoch, X-Qwen-SSE-Stream-Id, Acp-Connection-Id';
 const ALLOWED_HEADERS =
-  'Authorization, Content-Type, X-Qwen-Client-Id, Last-Event-ID, X-Qwen-Event-Epoch, Accept, Cache-Control, Acp-Connection-Id, Acp-Session-Id';
+  'Authorization, Content-Type, X-Qwen-Client-Id, Last-Event-ID, X-Qwen-Event-Epoch, Accept, Cache-Control, Acp-Connection-Id, Acp-Session-Id, Idempotency-Key';
 const ALLOWED_METHODS = 'GET, POST, DELETE, OPTIONS';
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 
@@ -25,6 +26,23 @@ export interface SecurityOptions {
   requireAuth: boolean;
   /** Origins allowed besides the daemon's own loopback origin. */
   allowOrigins: readonly string[];
+  /**
+   * Per-session credentials, accepted on the model gateway (`/v1/*`) while live, besides the
+   * token; a session credential that is not live is refused there even without a token.
+   */
+  credentials?: { resolve(token: string): GatewayCaller | undefined };
+}
+
+/** The bearer token of an `Authorization` header, if it carries one. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (typeof header !== 'string') return undefined;
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  return match?.[1];
+}
+
+/** Whether `url` is on the model gateway (`/v1/…`). */
+function isGatewayUrl(url: string): boolean {
+  return url.startsWith('/v1/');
 }
 
 function hostLiteral(hostname: string): string {
@@ -36,6 +54,11 @@ export function tokensEqual(given: string, expected: string): boolean {
   const a = createHash('sha256').update(given).digest();
   const b = createHash('sha256').update(expected).digest();
   return timingSafeEqual(a, b);
+}
+
+function unauthorized(reply: FastifyReply): void {
+  reply.header('WWW-Authenticate', 'Bearer');
+  deny(reply, 401, 'Unauthorized');
 }
 
 function deny(reply: FastifyReply, status: number, error: string): void {
@@ -94,17 +117,25 @@ export function securityGate(options: SecurityOptions) {
       void reply.code(204).send();
       return;
     }
-    // 3. Bearer token.
+    // 3. Bearer token; on the gateway, a live session credential too.
     const token = options.token;
-    if (token === undefined) return done();
+    const credentials = options.credentials;
+    if (token === undefined) {
+      // Open daemon: only a gateway call naming a session credential is checked (it must be live).
+      const header = request.headers.authorization;
+      if (header === undefined || credentials === undefined || !isGatewayUrl(request.url)) return done();
+      const given = bearerToken(header);
+      if (given === undefined || !isSessionCredential(given) || credentials.resolve(given) !== undefined)
+        return done();
+      return unauthorized(reply);
+    }
     const path = request.url.split('?', 1)[0];
     if (path === '/health' && loopback && !options.requireAuth) return done();
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer\s+(.+)$/i.exec(header.trim()) : null;
-    if (!match || !tokensEqual(match[1] ?? '', token)) {
-      reply.header('WWW-Authenticate', 'Bearer');
-      return deny(reply, 401, 'Unauthorized');
+    const given = bearerToken(request.headers.authorization);
+    if (given !== undefined && tokensEqual(given, token)) return done();
+    if (given !== undefined && credentials !== undefined && isGatewayUrl(request.url)) {
+      if (isSessionCredential(given) && credentials.resolve(given) !== undefined) return done();
     }
-    done();
+    unauthorized(reply);
   };
 }

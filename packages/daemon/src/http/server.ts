@@ -7,6 +7,7 @@ import type { AcpHttpRegistryOptions } from '../acp/index.js';
 import { acpRoutes } from './routes/acp.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { eventRoutes } from './routes/events.js';
+import { gatewayRoutes } from './routes/gateway.js';
 import { permissionRoutes } from './routes/permissions.js';
 import { promptRoutes } from './routes/prompts.js';
 import { sessionClientRoutes, sessionListRoutes, sessionRoutes } from './routes/sessions.js';
@@ -74,6 +75,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
       token: options.token,
       requireAuth: options.requireAuth ?? false,
       allowOrigins: options.allowOrigins ?? [],
+      credentials: daemon.credentials,
     }),
   );
   registerJsonBody(app);
@@ -97,6 +99,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   promptRoutes(app, sessions);
   eventRoutes(app, sessions, heartbeatMs);
   permissionRoutes(app, sessions, permissions);
+  gatewayRoutes(app, { runtime: daemon.runtime, credentials: daemon.credentials, journal: daemon.journal });
   acpRoutes(app, daemon, heartbeatMs, {
     ...(logger === undefined
       ? {}

@@ -23,5 +23,7 @@ export function withPermissions(agent: Agent, broker: PermissionBroker): Agent {
       }
     },
     sessionClosed: (sessionId) => agent.sessionClosed?.(sessionId),
+    ...(agent.openSession === undefined ? {} : { openSession: (start) => agent.openSession!(start) }),
+    ...(agent.attach === undefined ? {} : { attach: (host) => agent.attach!(host) }),
   };
 }

@@ -62,6 +62,9 @@ export class LazySqlitePersistence {
         this.journalClosed && this.files === undefined
           ? Promise.reject(new JournalClosedError(path))
           : this.use((files) => files.journal.append(record)),
+      // Opens the file if need be: it may hold records of earlier runs.
+      recordsForSession: (sessionId: string) =>
+        this.use((files) => Promise.resolve(files.journal.recordsForSession(sessionId))),
       close: () => this.closeJournal(),
     };
     this.store = {

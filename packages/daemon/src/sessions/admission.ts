@@ -3,6 +3,7 @@ import { promptText, type ContentBlock } from './agent.js';
 import { assertClientIdFormat } from './clients.js';
 import {
   DaemonDrainingError,
+  IdempotencyKeyReusedError,
   InvalidDeadlineError,
   InvalidPromptError,
   PromptAbortedError,
@@ -21,6 +22,12 @@ export interface SendPromptOptions {
   clientId?: string;
   /** Per-request deadline in ms; the effective one is the minimum with `promptDeadlineMs`. */
   deadlineMs?: number;
+  /**
+   * The request's `Idempotency-Key` and a fingerprint of what it asks: a retry with the same
+   * key and fingerprint gets the first admission back and admits nothing; the same key with
+   * another fingerprint is refused (`IdempotencyKeyReusedError`, 422).
+   */
+  idempotency?: { key: string; fingerprint: string };
 }
 
 /** A prompt the bridge admitted, and where its events begin on the session's stream. */
@@ -38,6 +45,8 @@ export interface PromptAdmission extends StreamPosition {
    * `202` survives `kill -9`; `undefined` when the store keeps no ledger. Never rejects.
    */
   readonly recorded: Promise<void> | undefined;
+  /** True when this answers a retry: the `Idempotency-Key` was seen, nothing was admitted now. */
+  readonly replayed: boolean;
 }
 
 /** What admission reads: the limits, time, ids, the sessions and their streams. */
@@ -84,6 +93,12 @@ export class PromptAdmitter {
     const signal = options.signal;
     if (signal?.aborted) throw new PromptAbortedError(sessionId, signal.reason);
     const runner = session.runner;
+    const idempotency = options.idempotency;
+    if (idempotency !== undefined) {
+      const first = session.idempotencyKeys.lookup(idempotency.key, idempotency.fingerprint);
+      if (first === 'mismatch') throw new IdempotencyKeyReusedError(sessionId);
+      if (first !== undefined) return { ...first, replayed: true, recorded: undefined };
+    }
     if (runner.pendingPromptCount >= context.maxPending) return runner.refusal(context.maxPending);
 
     const position = context.position(sessionId);
@@ -115,14 +130,16 @@ export class PromptAdmitter {
       acceptedAt: ticket.queuedAt,
     });
     runner.enqueuePrompt(ticket, signal);
-    return {
+    const admission = {
       promptId: ticket.promptId,
       queued: ticket.queuedBehind,
       done: ticket.deferred.promise,
-      recorded,
       lastEventId: position.lastEventId,
       eventEpoch: position.eventEpoch,
     };
+    if (idempotency !== undefined)
+      session.idempotencyKeys.remember(idempotency.key, idempotency.fingerprint, admission);
+    return { ...admission, replayed: false, recorded };
   }
 
   private effectiveDeadline(requested: unknown): number | undefined {

@@ -45,6 +45,10 @@ export interface PermissionRequest {
 /** Everything an agent gets for one turn. */
 export interface AgentTurn {
   readonly sessionId: string;
+  /** The session's working directory (absolute, inside `workspaceCwd`). */
+  readonly cwd: string;
+  /** The served workspace the session lives in (its root). */
+  readonly workspaceCwd: string;
   readonly promptId: string;
   readonly prompt: readonly ContentBlock[];
   /** The history before this turn (bounded, oldest messages trimmed first). */
@@ -76,6 +80,29 @@ export interface Agent {
   runTurn(turn: AgentTurn): Promise<TurnResult>;
   /** Told once a session closed (its `session_closed` was published): drop what it held. */
   sessionClosed?(sessionId: string): void;
+  /**
+   * Prepares a new session before its create is answered (an external agent opens it in its
+   * process). Rejecting refuses the create with that error; nothing of the session is kept.
+   * Must settle within a bound of its own.
+   */
+  openSession?(start: AgentSessionStart): Promise<void>;
+  /** Given once, when the bridge is built: how the agent publishes events outside a turn. */
+  attach?(host: AgentHost): void;
+}
+
+/** A session being created, as {@link Agent.openSession} sees it. */
+export interface AgentSessionStart {
+  readonly sessionId: string;
+  readonly cwd: string;
+  readonly workspaceCwd: string;
+  /** The agent the client chose by name (`POST /session` body `agent`); the default when absent. */
+  readonly agent?: string;
+}
+
+/** What an agent may do to sessions outside a turn. */
+export interface AgentHost {
+  /** Publishes an event on a live session's stream; dropped once the session is gone. */
+  publish(sessionId: string, event: { type: string; data: Record<string, unknown> }): void;
 }
 
 /** The prompt's text blocks joined by newlines — what is echoed, queued and recorded. */

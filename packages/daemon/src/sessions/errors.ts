@@ -22,7 +22,10 @@ export type SessionErrorCode =
   | 'invalid_branch_name'
   | 'invalid_turn_result'
   | 'bridge_shutting_down'
-  | 'daemon_shutting_down';
+  | 'daemon_shutting_down'
+  | 'idempotency_key_reused'
+  | 'invalid_idempotency_key'
+  | 'unknown_agent';
 
 /** Base of every error the session layer throws: a stable `code`, never a message to match. */
 export abstract class SessionError extends SluiceError<SessionErrorCode> {}
@@ -285,5 +288,43 @@ export class DaemonDrainingError extends SessionError {
   readonly retryable = true;
   constructor() {
     super('The daemon is shutting down');
+  }
+}
+
+/** An `Idempotency-Key` sent again with a different request (HTTP `422 idempotency_key_reused`). */
+export class IdempotencyKeyReusedError extends SessionError {
+  readonly code = 'idempotency_key_reused';
+  readonly retryable = false;
+  constructor(readonly sessionId: string) {
+    super(
+      `Idempotency-Key was already used on session "${sessionId}" for a different prompt; use a new key for a new prompt`,
+    );
+  }
+}
+
+/** An `Idempotency-Key` header that is empty, too long or not printable ASCII (HTTP `400`). */
+export class InvalidIdempotencyKeyError extends SessionError {
+  readonly code = 'invalid_idempotency_key';
+  readonly retryable = false;
+  constructor(key: unknown, maxChars: number) {
+    super(
+      `Idempotency-Key must be 1 to ${maxChars} printable ASCII characters, got ${describeValue(key, 64)}`,
+    );
+  }
+}
+
+/** A create named an agent (`agent` body field) that this daemon does not run (HTTP `400`). */
+export class UnknownAgentError extends SessionError {
+  readonly code = 'unknown_agent';
+  readonly retryable = false;
+  constructor(
+    readonly agent: unknown,
+    readonly known: readonly string[],
+  ) {
+    super(
+      known.length === 0
+        ? `agent ${describeValue(agent, 64)} is unknown: this daemon runs only its built-in agent`
+        : `agent ${describeValue(agent, 64)} is unknown; choose one of ${known.map((name) => JSON.stringify(name)).join(', ')}`,
+    );
   }
 }

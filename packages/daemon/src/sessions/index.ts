@@ -2,6 +2,7 @@ export { SessionBridge, type BridgeLimits, type HeartbeatResult } from './sessio
 export type { PromptAdmission, SendPromptOptions } from './admission.js';
 export type { BranchSessionOptions } from './branching.js';
 export type { AcceptedPrompt, AdmissionLedgerStore, SettledPrompt } from './prompt-ledger.js';
+export { MAX_IDEMPOTENCY_KEY_CHARS, MAX_IDEMPOTENCY_KEYS_PER_SESSION } from './idempotency.js';
 export type {
   CloseSessionOptions,
   CreateSessionRequest,
@@ -13,6 +14,8 @@ export type { BranchedSession, PendingPromptInfo, PromptResult } from './queue-i
 export {
   promptText,
   type Agent,
+  type AgentHost,
+  type AgentSessionStart,
   type AgentTurn,
   type ContentBlock,
   type ConversationMessage,
@@ -30,7 +33,9 @@ export {
   BranchWhilePromptActiveError,
   BridgeShuttingDownError,
   DaemonDrainingError,
+  IdempotencyKeyReusedError,
   InvalidBranchNameError,
+  InvalidIdempotencyKeyError,
   InvalidClientIdError,
   InvalidCwdError,
   InvalidDeadlineError,
@@ -49,6 +54,7 @@ export {
   SessionLimitExceededError,
   SessionNotFoundError,
   SessionWorkspaceConflictError,
+  UnknownAgentError,
   WorkspaceMismatchError,
   type SessionErrorCode,
 } from './errors.js';

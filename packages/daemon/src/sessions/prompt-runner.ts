@@ -171,6 +171,8 @@ export class PromptRunner {
     });
     const turn: AgentTurn = {
       sessionId,
+      cwd: this.host.cwd,
+      workspaceCwd: this.host.workspaceCwd,
       promptId: ticket.promptId,
       prompt: ticket.prompt,
       conversation: this.host.history(),

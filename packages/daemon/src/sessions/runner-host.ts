@@ -10,6 +10,9 @@ export type SessionState = 'open' | 'closing' | 'closed';
 /** What a runner needs of the session it serves. */
 export interface RunnerHost {
   readonly sessionId: string;
+  /** The session's working directory, given to the agent with every turn. */
+  readonly cwd: string;
+  readonly workspaceCwd: string;
   readonly state: SessionState;
   /** The history a new turn starts from. */
   history(): ConversationMessage[];

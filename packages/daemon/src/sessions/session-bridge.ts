@@ -105,6 +105,7 @@ export class SessionBridge {
       maxSessions: unlimitedAsNull(resolved.maxSessions),
       promptDeadlineMs: resolved.promptDeadlineMs ?? null,
     };
+    agent.attach?.({ publish: (sessionId, event) => this.publish(sessionId, event) });
   }
 
   // ── capabilities and counters ───────────────────────────────────────────────────────

@@ -8,6 +8,7 @@ import {
   SessionIdConflictError,
   SessionNotFoundError,
   SessionWorkspaceConflictError,
+  UnknownAgentError,
   WorkspaceMismatchError,
 } from './errors.js';
 import type { SessionCapacity } from './capacity.js';
@@ -32,6 +33,8 @@ export interface CreateSessionRequest {
   sessionId?: string;
   /** The caller's `X-Qwen-Client-Id`; a fresh id is minted when absent. */
   clientId?: string;
+  /** The agent to run the session on, by name (`Agent.openSession`); the default when absent. */
+  agent?: string;
 }
 
 /** Options of `restoreSession`. */
@@ -123,25 +126,17 @@ export class SessionDirectory {
     return this.workspaces.resolve(cwd);
   }
 
-  /** Opens a session, or attaches to the workspace's default one (`single` scope). */
-  create(request: CreateSessionRequest): SessionHandle {
+  /**
+   * Opens a session, or attaches to the workspace's default one (`single` scope). `newId` is the
+   * id a new session gets when the request chose none (one the agent already prepared).
+   */
+  create(request: CreateSessionRequest, newId?: string): SessionHandle {
     const { scope, cwd, workspaceCwd } = this.checkCreate(request);
-    if (request.sessionId !== undefined) {
-      const existing = this.sessions.get(request.sessionId);
-      if (existing !== undefined) {
-        if (existing.state !== 'open') throw new SessionClosingError(existing.sessionId);
-        if (existing.workspaceCwd !== workspaceCwd)
-          throw new WorkspaceMismatchError(cwd, [existing.workspaceCwd]);
-        return existing.attach(request.clientId, true);
-      }
-    } else if (scope === 'single') {
-      const defaultId = this.defaults.get(workspaceCwd);
-      const existing = defaultId === undefined ? undefined : this.sessions.get(defaultId);
-      if (existing?.state === 'open') return existing.attach(request.clientId, true);
-    }
+    const existing = this.attachable(request, scope, cwd, workspaceCwd);
+    if (existing !== undefined) return existing.attach(request.clientId, true);
     const now = this.services.wallNow();
     const session = this.openLive({
-      sessionId: request.sessionId ?? this.services.newId(),
+      sessionId: request.sessionId ?? newId ?? this.services.newId(),
       workspaceCwd,
       cwd,
       scope: request.sessionId === undefined ? scope : 'thread',
@@ -158,7 +153,7 @@ export class SessionDirectory {
   async openOrRefuseStored(request: CreateSessionRequest): Promise<SessionHandle> {
     const sessionId = request.sessionId;
     if (sessionId === undefined || this.persistence.store === undefined || this.sessions.has(sessionId))
-      return this.create(request);
+      return this.createPrepared(request);
     this.checkCreate(request);
     const record = await this.persistence.load(sessionId);
     // Live by now (a restore or a create of this id won the race): attach as create does.
@@ -166,7 +161,38 @@ export class SessionDirectory {
       if (!this.workspaces.serves(record.workspaceCwd)) throw new SessionNotFoundError(sessionId);
       throw new SessionIdConflictError(sessionId, record.workspaceCwd);
     }
-    return this.create(request);
+    return this.createPrepared(request);
+  }
+
+  /**
+   * `create`, with the agent's `openSession` awaited before a new session becomes live, so that
+   * an agent that cannot run it refuses the create and nothing of the session is kept or saved.
+   */
+  async createPrepared(request: CreateSessionRequest): Promise<SessionHandle> {
+    const agent = this.services.agent;
+    if (agent.openSession === undefined) {
+      if (request.agent !== undefined) throw new UnknownAgentError(request.agent, []);
+      return this.create(request);
+    }
+    const { scope, cwd, workspaceCwd } = this.checkCreate(request);
+    const existing = this.attachable(request, scope, cwd, workspaceCwd);
+    if (existing !== undefined) return existing.attach(request.clientId, true);
+    this.capacity.assertRoom(workspaceCwd);
+    const sessionId = request.sessionId ?? this.services.newId();
+    await agent.openSession({
+      sessionId,
+      cwd,
+      workspaceCwd,
+      ...(request.agent === undefined ? {} : { agent: request.agent }),
+    });
+    let handle: SessionHandle | undefined;
+    try {
+      handle = this.create(request, sessionId);
+      return handle;
+    } finally {
+      // Refused meanwhile (capacity, shutdown) or attached to a session opened meanwhile.
+      if (handle?.sessionId !== sessionId) agent.sessionClosed?.(sessionId);
+    }
   }
 
   /** Attaches to a live session, else loads it from the store (`SessionNotFoundError` when neither has it). */
@@ -245,6 +271,27 @@ export class SessionDirectory {
       closing.push(session.closed);
     }
     await Promise.all(closing);
+  }
+
+  /** The live session a create attaches to: its chosen id, or the workspace's default. */
+  private attachable(
+    request: CreateSessionRequest,
+    scope: SessionScope,
+    cwd: string,
+    workspaceCwd: string,
+  ): Session | undefined {
+    if (request.sessionId !== undefined) {
+      const existing = this.sessions.get(request.sessionId);
+      if (existing === undefined) return undefined;
+      if (existing.state !== 'open') throw new SessionClosingError(existing.sessionId);
+      if (existing.workspaceCwd !== workspaceCwd)
+        throw new WorkspaceMismatchError(cwd, [existing.workspaceCwd]);
+      return existing;
+    }
+    if (scope !== 'single') return undefined;
+    const defaultId = this.defaults.get(workspaceCwd);
+    const existing = defaultId === undefined ? undefined : this.sessions.get(defaultId);
+    return existing?.state === 'open' ? existing : undefined;
   }
 
   /** Checks a create request before anything is read or opened; its scope and workspace. */

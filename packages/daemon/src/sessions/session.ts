@@ -7,6 +7,7 @@ import type { RunnerHost, RunnerServices, SessionState } from './runner-host.js'
 import { createDeferred } from './queue-items.js';
 import { SESSION_EVENT, type SessionEvent, type SessionEventSink } from './session-events.js';
 import type { SessionRecord, SessionScope } from './session-store.js';
+import { IdempotencyKeys } from './idempotency.js';
 
 /** The create/attach/restore answer (PROTOCOL §4), less the event-bus fields. */
 export interface SessionHandle {
@@ -107,6 +108,8 @@ export class Session implements RunnerHost {
   readonly clients: ClientRegistry;
   readonly conversation: ConversationLog;
   readonly runner: PromptRunner;
+  /** The `Idempotency-Key`s of its admitted prompts, bounded. */
+  readonly idempotencyKeys = new IdempotencyKeys();
   private readonly whenClosed = createDeferred<void>();
 
   constructor(

@@ -1,3 +1,6 @@
+import type { ModelErrorCode } from '@sluice/protocol';
+import { ModelRuntimeError, ProviderError } from '@sluice/runtime';
+import { AgentError, type AgentErrorCode, type AgentUnavailableError } from '../agents/index.js';
 import { EventBusError, type EventBusErrorCode } from '../events/index.js';
 import {
   type InvalidClientIdError,
@@ -56,6 +59,8 @@ const TABLE: Record<
     },
   },
   prompt_aborted: { status: 400 },
+  idempotency_key_reused: { status: 422 },
+  invalid_idempotency_key: { status: 400 },
   prompt_deadline_exceeded: { status: 504 },
   branch_while_prompt_active: {
     status: 409,
@@ -118,7 +123,61 @@ const TABLE: Record<
   },
   invalid_permission_request: { status: 500 },
   permission_limit_exceeded: { status: 503, headers: RETRY_AFTER },
+  unknown_agent: {
+    status: 400,
+    body: (error) => ({ ...plain(error), known: (error as unknown as { known: string[] }).known }),
+  },
 };
+
+/** A model call's admission is momentary: a client may try again almost at once. */
+const MODEL_RETRY_AFTER = { 'Retry-After': '1' };
+
+/**
+ * The model runtime's errors as the model gateway (`/v1/*`) answers them; a provider error with
+ * an upstream answer keeps the upstream's status instead (see {@link mapError}).
+ */
+const MODEL_TABLE: Record<ModelErrorCode, { status: number; headers?: Record<string, string> }> = {
+  model_overloaded: { status: 429, headers: MODEL_RETRY_AFTER },
+  request_too_large: { status: 413 },
+  model_timeout: { status: 504 },
+  model_queue_timeout: { status: 429, headers: MODEL_RETRY_AFTER },
+  invalid_timeout: { status: 400 },
+  budget_exhausted: { status: 429 },
+  model_cancelled: { status: 499 },
+  runtime_stopped: { status: 503, headers: RETRY_AFTER },
+  model_recording_failed: { status: 503, headers: RETRY_AFTER },
+  model_closure_failure: { status: 500 },
+  model_provider_error: { status: 502 },
+  // Only ever recorded at start-up for a call a killed daemon left; no live call fails with it.
+  interrupted: { status: 500 },
+};
+
+/**
+ * An external agent's errors: it cannot run sessions (`502`: the agent, not the request, is
+ * at fault; the agent's own message is in `agentMessage`), or every process is busy (`503`).
+ * Crash and stall codes end turns (`turn_error`) and reach HTTP only through ACP's table use.
+ */
+const AGENT_TABLE: Record<AgentErrorCode, { status: number; headers?: Record<string, string>; body?: Body }> =
+  {
+    agent_unavailable: {
+      status: 502,
+      body: (error) => {
+        const e = error as unknown as AgentUnavailableError;
+        return { ...plain(error), agent: e.agent, agentMessage: e.agentMessage };
+      },
+    },
+    agent_pool_exhausted: {
+      status: 503,
+      headers: RETRY_AFTER,
+      body: (error) => ({
+        ...plain(error),
+        maxProcesses: (error as unknown as { maxProcesses: number }).maxProcesses,
+      }),
+    },
+    agent_crashed: { status: 502 },
+    agent_unresponsive: { status: 504 },
+    agent_error: { status: 502 },
+  };
 
 function notFound(error: Error & { code: string }): Record<string, unknown> {
   const { sessionId } = error as SessionNotFoundError;
@@ -144,11 +203,16 @@ export function mapError(error: unknown): MappedError {
     if (error.code !== undefined) body['code'] = error.code;
     return { statusCode: error.statusCode, headers: error.headers, body: { ...body, ...error.details } };
   }
+  if (error instanceof AgentError) {
+    const entry = AGENT_TABLE[error.code];
+    return { statusCode: entry.status, headers: entry.headers ?? {}, body: (entry.body ?? plain)(error) };
+  }
   if (error instanceof SessionError || error instanceof EventBusError || error instanceof PermissionError) {
     const entry = TABLE[error.code];
     const typed = error as Error & { code: string };
     return { statusCode: entry.status, headers: entry.headers ?? {}, body: (entry.body ?? plain)(typed) };
   }
+  if (error instanceof ModelRuntimeError) return mapModelError(error);
   const fields = typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : {};
   const code = typeof fields['code'] === 'string' ? fields['code'] : undefined;
   const known = code === undefined ? undefined : FASTIFY_CODES[code];
@@ -164,4 +228,20 @@ export function mapError(error: unknown): MappedError {
     return { statusCode: status, headers: {}, body: { error: (error as Error).message } };
   }
   return { statusCode: 500, headers: {}, body: { error: 'Internal server error' } };
+}
+
+/**
+ * A model runtime error: its {@link MODEL_TABLE} entry, or — for a provider error that carries
+ * the upstream's answer — the upstream's status and `Retry-After`. The upstream's own error
+ * object rides along as `upstream` for the gateway to relay; it is never logged.
+ */
+function mapModelError(error: ModelRuntimeError): MappedError {
+  const entry = MODEL_TABLE[error.code];
+  const body: Record<string, unknown> = { error: error.message, code: error.code };
+  const upstream = error instanceof ProviderError ? error.upstream : undefined;
+  if (upstream === undefined) return { statusCode: entry.status, headers: entry.headers ?? {}, body };
+  if (upstream.error !== undefined) body['upstream'] = upstream.error;
+  const headers: Record<string, string> =
+    upstream.retryAfter === undefined ? {} : { 'Retry-After': upstream.retryAfter };
+  return { statusCode: upstream.status, headers, body };
 }

@@ -36,6 +36,8 @@ function turn(
     updates,
     turn: {
       sessionId,
+      cwd: '/workspace',
+      workspaceCwd: '/workspace',
       promptId: `p-${prompt}`,
       prompt: [{ type: 'text', text: prompt }],
       conversation,

@@ -68,6 +68,7 @@ export class CallRecorder {
       usage: outcome?.usage,
       costMinor: outcome && this.pricing ? costOf(outcome.usage, this.pricing) : undefined,
       text: outcome?.text,
+      toolCalls: outcome?.toolCalls,
       error: !outcome && failure ? { code: failure.code, message: failure.message } : undefined,
     };
     call.pendingAppends++;

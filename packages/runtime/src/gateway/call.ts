@@ -1,17 +1,27 @@
-import type { ModelStopReason } from '@sluice/protocol';
+import type { ModelJobReport } from '@sluice/protocol';
 import type { TaskBudget } from '../budget/task-budget.js';
 import type { ModelRuntimeError, RecordingEvidence } from '../errors.js';
 import type { AppendListener } from '../journal/records.js';
 import { keepShape } from '../keep-shape.js';
 import { Job } from '../scheduler/job.js';
-import type { GenerationRequest, ModelResponse, ProviderCallOptions, Usage } from '../types.js';
+import type {
+  GenerationRequest,
+  GenerationStopReason,
+  ModelResponse,
+  ProviderCallOptions,
+  ToolCall,
+  Usage,
+} from '../types.js';
 import type { StreamChannel } from './stream-channel.js';
 
 /** What a provider produced for one call. */
 export interface Outcome {
   text: string;
-  stopReason: ModelStopReason;
+  stopReason: GenerationStopReason;
   usage: Usage;
+  toolCalls?: ToolCall[];
+  /** The provider's own answer of a complete call, relayed by the model gateway. */
+  native?: unknown;
 }
 
 /** The steps of one admitted call that the gateway drives; see `ModelRuntime`. */
@@ -87,6 +97,13 @@ export class Call extends Job implements ProviderCallOptions, AppendListener {
     return this.requestRecorded || this.requestEvidence !== undefined;
   }
 
+  /** The job's report, with the prompt it belongs to (no request content, SCH-11). */
+  override report(now: number): ModelJobReport {
+    const report = super.report(now);
+    if (this.turnId !== undefined) report.turnId = this.turnId;
+    return report;
+  }
+
   override get stopReason(): string | undefined {
     return this.outcome?.stopReason ?? this.failure?.code;
   }
@@ -140,7 +157,14 @@ export class Call extends Job implements ProviderCallOptions, AppendListener {
       channel.end(
         error
           ? { error }
-          : { event: { type: 'finished', stopReason: outcome!.stopReason, usage: outcome!.usage } },
+          : {
+              event: {
+                type: 'finished',
+                stopReason: outcome!.stopReason,
+                usage: outcome!.usage,
+                toolCalls: outcome!.toolCalls,
+              },
+            },
       );
       return;
     }

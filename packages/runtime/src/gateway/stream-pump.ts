@@ -1,5 +1,5 @@
 import { ProviderError } from '../errors.js';
-import type { ModelProvider } from '../types.js';
+import type { ModelProvider, ToolCall, ToolCallDelta } from '../types.js';
 import type { Call, Outcome } from './call.js';
 import type { StreamChannel } from './stream-channel.js';
 
@@ -14,6 +14,7 @@ export async function pumpStream(
 ): Promise<Outcome> {
   const iterator = provider.stream(call.request, call)[Symbol.asyncIterator]();
   let text = '';
+  let toolCalls: ToolCall[] | undefined;
   try {
     for (;;) {
       await channel.demand(call);
@@ -25,15 +26,28 @@ export async function pumpStream(
       if (event.type === 'finished') {
         // Nothing more is pulled: close the provider's stream so that its cleanup runs.
         closeQuietly(iterator);
-        return { text, stopReason: event.stopReason, usage: event.usage };
+        const calls = event.toolCalls ?? toolCalls;
+        return calls === undefined
+          ? { text, stopReason: event.stopReason, usage: event.usage }
+          : { text, stopReason: event.stopReason, usage: event.usage, toolCalls: calls };
       }
-      text += event.text;
+      if (event.type === 'delta') text += event.text;
+      else if (event.type === 'tool_call_delta') toolCalls = addToolCallDelta(toolCalls ?? [], event);
       channel.deliver(event);
     }
   } catch (error) {
     closeQuietly(iterator);
     throw error;
   }
+}
+
+/** Merges one streamed fragment into the answer's tool calls (recorded whole in the journal). */
+function addToolCallDelta(calls: ToolCall[], delta: ToolCallDelta): ToolCall[] {
+  const call = (calls[delta.index] ??= { id: '', name: '', arguments: '' });
+  if (delta.id) call.id = delta.id;
+  if (delta.name) call.name += delta.name;
+  if (delta.arguments) call.arguments += delta.arguments;
+  return calls;
 }
 
 /**

@@ -79,6 +79,10 @@ export class MemoryJournal implements Journal {
     return this.records().filter((r) => r.callId === callId);
   }
 
+  recordsForSession(sessionId: string): JournalRecord[] {
+    return this.records().filter((r) => r.sessionId === sessionId);
+  }
+
   /** Forgets every kept record. */
   clear(): void {
     this.ring.length = 0;

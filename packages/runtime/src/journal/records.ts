@@ -1,6 +1,5 @@
 import { rethrowLater, type ErrorReporter } from '../report-error.js';
-import type { ModelStopReason } from '@sluice/protocol';
-import type { GenerationRequest, Usage } from '../types.js';
+import type { GenerationRequest, GenerationStopReason, ToolCall, Usage } from '../types.js';
 
 /**
  * The task id of a call made without a budget is this prefix and the call id. (The SQLite
@@ -41,12 +40,15 @@ export interface ModelResultRecord extends CallCorrelation {
   callId: string;
   at: string;
   outcome: 'success' | 'error';
-  stopReason?: ModelStopReason;
+  /** `tool_calls` when the model asked for tools (records before issue 18 never have it). */
+  stopReason?: GenerationStopReason;
   usage?: Usage;
   /** Cost in integer minor currency units, when the runtime has a price. */
   costMinor?: number;
   /** The generated text of a successful call. */
   text?: string;
+  /** The tool calls of a successful call that made any (absent in older records). */
+  toolCalls?: ToolCall[];
   error?: { code: string; message: string };
   durationMs: number;
 }
@@ -74,6 +76,11 @@ export interface Journal {
   write(record: JournalRecord, listener: AppendListener): void;
   /** `write` as a promise: resolves once the record is confirmed, rejects when it cannot be. */
   append(record: JournalRecord): Promise<void>;
+  /**
+   * The committed records naming `sessionId`, oldest first — the read side hosts use to list a
+   * session's (or prompt's) calls. Optional: a write-only journal has none.
+   */
+  recordsForSession?(sessionId: string): JournalRecord[] | Promise<JournalRecord[]>;
   /** Flush what was accepted, then release resources. Appends after close fail. */
   close(): Promise<void>;
 }

@@ -1,14 +1,15 @@
-import type { ModelStopReason } from '@sluice/protocol';
 import { systemClock, type Clock } from '../clock.js';
 import { nonNegativeFiniteNumber, nonNegativeInteger, positiveInteger } from '../validate.js';
-import type {
-  ChatMessage,
-  GenerationRequest,
-  ModelProvider,
-  ModelResponse,
-  ModelStreamEvent,
-  ProviderCallOptions,
-  Usage,
+import {
+  contentText,
+  type ChatMessage,
+  type GenerationRequest,
+  type GenerationStopReason,
+  type ModelProvider,
+  type ModelResponse,
+  type ModelStreamEvent,
+  type ProviderCallOptions,
+  type Usage,
 } from '../types.js';
 
 /** Options of {@link EchoProvider}; every delay runs on the injected clock. */
@@ -58,7 +59,8 @@ function isWhitespace(c: number): boolean {
 const WORD = /\S+/g;
 
 /**
- * The built-in offline model: answers `Echo: <last user message>` deterministically, with
+ * The built-in offline model: answers `Echo: <last user message>` (its text parts, for content
+ * parts) deterministically, with
  * optional simulated latency. Used by the default configuration, demos, tests and benchmarks;
  * with no latency and no chunk delay it schedules no timers at all.
  */
@@ -119,9 +121,12 @@ function answer(request: GenerationRequest): ModelResponse {
   const fullTokens = estimateTokens(full);
   const truncated = maxOutputTokens !== undefined && fullTokens > maxOutputTokens;
   const text = truncated ? firstWords(full, maxOutputTokens) : full;
-  const stopReason: ModelStopReason = truncated ? 'max_tokens' : 'end_turn';
+  const stopReason: GenerationStopReason = truncated ? 'max_tokens' : 'end_turn';
   const usage: Usage = {
-    inputTokens: request.messages.reduce((sum, message) => sum + estimateTokens(message.content), 0),
+    inputTokens: request.messages.reduce(
+      (sum, message) => sum + estimateTokens(contentText(message.content)),
+      0,
+    ),
     outputTokens: truncated ? maxOutputTokens : fullTokens,
   };
   return { text, stopReason, usage };
@@ -130,7 +135,7 @@ function answer(request: GenerationRequest): ModelResponse {
 function lastUserText(messages: readonly ChatMessage[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
-    if (message?.role === 'user') return message.content;
+    if (message?.role === 'user') return contentText(message.content);
   }
   return '';
 }

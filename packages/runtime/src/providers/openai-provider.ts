@@ -1,20 +1,19 @@
-import type { ModelStopReason } from '@sluice/protocol';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, type ClientOptions } from 'openai';
 import { systemClock, type Clock, type TimerHandle } from '../clock.js';
 import { ProviderError } from '../errors.js';
 import type {
-  ChatMessage,
   GenerationRequest,
+  GenerationStopReason,
   ModelProvider,
   ModelResponse,
   ModelStreamEvent,
   ProviderCallOptions,
   Usage,
 } from '../types.js';
+import { chunkEvents, streamingBody, stopReasonOf, toolCallsOf, usageOf, wireBody } from './openai-wire.js';
 
-type WireMessage = OpenAI.Chat.ChatCompletionMessageParam;
-type WireTool = OpenAI.Chat.ChatCompletionFunctionTool;
-type WireParams = Omit<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, 'stream' | 'stream_options'>;
+type CompleteParams = OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
+type StreamParams = OpenAI.Chat.ChatCompletionCreateParamsStreaming;
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -71,19 +70,25 @@ export class OpenAIProvider implements ModelProvider {
   async complete(request: GenerationRequest, options: ProviderCallOptions): Promise<ModelResponse> {
     const scope = new HttpCallScope(this.endpoint, this.clock, options);
     try {
+      // The body is built from the request's typed members and its verbatim `extra` fields.
+      const body = wireBody(request, options.model ?? this.defaultModel) as unknown as CompleteParams;
       const completion = await this.client.chat.completions.create(
-        { ...this.body(request, options), stream: false },
+        { ...body, stream: false },
         scope.requestOptions,
       );
       const choice = completion.choices?.[0];
       if (choice?.message === undefined)
         throw new ProviderError(`${this.endpoint} returned no choice`, false);
       const { content, refusal } = choice.message;
-      return {
+      const response: ModelResponse = {
         text: content ?? refusal ?? '',
         stopReason: refusal ? 'refusal' : stopReasonOf(choice.finish_reason),
         usage: usageOf(completion.usage),
+        native: completion,
       };
+      const toolCalls = toolCallsOf(choice.message);
+      if (toolCalls !== undefined) response.toolCalls = toolCalls;
+      return response;
     } catch (error) {
       throw scope.translate(error);
     } finally {
@@ -92,7 +97,8 @@ export class OpenAIProvider implements ModelProvider {
   }
 
   /**
-   * One streaming call: a `delta` per non-empty content chunk, then one `finished`. Usage is
+   * One streaming call: per chunk a `delta` (content), `tool_call_delta`s or a `raw` event, each
+   * chunk carried as `native`, then one `finished`. Usage is
    * read from the final usage chunk (`stream_options.include_usage`); a server that sends
    * none reports 0 tokens. A stream that ends without a `finish_reason` was cut short and
    * fails. Throws `signal.reason` on abort, else a {@link ProviderError}.
@@ -103,8 +109,9 @@ export class OpenAIProvider implements ModelProvider {
     try {
       let chunks: AsyncIterator<OpenAI.Chat.ChatCompletionChunk>;
       try {
+        const body = streamingBody(request, options.model ?? this.defaultModel);
         const stream = await this.client.chat.completions.create(
-          { ...this.body(request, options), stream: true, stream_options: { include_usage: true } },
+          body as unknown as StreamParams,
           scope.requestOptions,
         );
         chunks = stream[Symbol.asyncIterator]();
@@ -112,7 +119,7 @@ export class OpenAIProvider implements ModelProvider {
         throw scope.translate(error);
       }
       // Undefined until the model says why it stopped: a stream that ends before is cut short.
-      let stopReason: ModelStopReason | undefined;
+      let stopReason: GenerationStopReason | undefined;
       let refused = false;
       let usage: Usage = { inputTokens: 0, outputTokens: 0 };
       let sawUsage = false;
@@ -133,11 +140,9 @@ export class OpenAIProvider implements ModelProvider {
         }
         const choice = chunk.choices?.[0];
         if (choice?.finish_reason) stopReason = stopReasonOf(choice.finish_reason);
-        const delta = choice?.delta;
-        // A refusal streams in its own field; it is the answer's text, as in `complete`.
-        if (delta?.refusal) refused = true;
-        const text = delta?.content || delta?.refusal;
-        if (text) yield { type: 'delta', text };
+        if (choice?.delta?.refusal) refused = true;
+        // Every chunk reaches the consumer, so the model gateway can relay the stream unchanged.
+        for (const event of chunkEvents(chunk)) yield event;
       }
       // The client does not require `[DONE]`: a connection closed cleanly mid-answer, or a 200
       // body that is not an event stream at all, would otherwise pass for a finished answer.
@@ -155,26 +160,6 @@ export class OpenAIProvider implements ModelProvider {
       if (!completed) scope.abandon();
       scope.dispose();
     }
-  }
-
-  private body(request: GenerationRequest, options: ProviderCallOptions): WireParams {
-    const body: WireParams = {
-      model: options.model ?? this.defaultModel,
-      messages: request.messages.map(toWireMessage),
-    };
-    if (request.maxOutputTokens !== undefined) body.max_tokens = request.maxOutputTokens;
-    if (request.temperature !== undefined) body.temperature = request.temperature;
-    if (request.tools !== undefined && request.tools.length > 0) {
-      body.tools = request.tools.map((tool): WireTool => ({
-        type: 'function',
-        function: {
-          name: tool.name,
-          ...(tool.description !== undefined ? { description: tool.description } : {}),
-          ...(tool.parameters !== undefined ? { parameters: tool.parameters } : {}),
-        },
-      }));
-    }
-    return body;
   }
 }
 
@@ -252,10 +237,14 @@ function toProviderError(endpoint: string, error: unknown): ProviderError {
     // The body's message may quote the request, so only identifier-like `code`/`type` are kept.
     const reason = detail(error.code ?? error.type);
     if (error.status === undefined) return new ProviderError(`${endpoint} reported an error${reason}`, false);
+    // The upstream's own answer travels separately, for the gateway to relay to its client.
+    const retryAfter = error.headers?.get('retry-after') ?? undefined;
+    const upstream = { status: error.status, error: error.error, ...(retryAfter ? { retryAfter } : {}) };
     return new ProviderError(
       `${endpoint} answered HTTP ${error.status}${reason}`,
       retryableStatus(error.status),
       error.status,
+      { upstream },
     );
   }
   if (error instanceof SyntaxError) return new ProviderError(`${endpoint} sent a malformed response`, false);
@@ -291,42 +280,6 @@ function networkCode(error: unknown): string | undefined {
 
 function detail(value: unknown): string {
   return typeof value === 'string' && /^[\w.-]{1,64}$/.test(value) ? ` (${value})` : '';
-}
-
-function stopReasonOf(finishReason: string | null | undefined): ModelStopReason {
-  switch (finishReason) {
-    case 'length':
-      return 'max_tokens';
-    case 'content_filter':
-      return 'refusal';
-    default:
-      // `stop`, `tool_calls`, `function_call`, null and unknown values.
-      return 'end_turn';
-  }
-}
-
-function usageOf(usage: OpenAI.CompletionUsage | null | undefined): Usage {
-  return { inputTokens: usage?.prompt_tokens ?? 0, outputTokens: usage?.completion_tokens ?? 0 };
-}
-
-function toWireMessage(message: ChatMessage, index: number): WireMessage {
-  const name = message.name !== undefined ? { name: message.name } : {};
-  switch (message.role) {
-    case 'system':
-    case 'user':
-    case 'assistant':
-      return { role: message.role, content: message.content, ...name };
-    case 'tool':
-      if (!message.toolCallId) {
-        throw new ProviderError(`messages[${index}] has role "tool" but no toolCallId`, false);
-      }
-      return { role: 'tool', content: message.content, tool_call_id: message.toolCallId };
-    default:
-      throw new ProviderError(
-        `messages[${index}] has unsupported role ${JSON.stringify((message as { role: unknown }).role)}`,
-        false,
-      );
-  }
 }
 
 function httpURL(value: string): URL {

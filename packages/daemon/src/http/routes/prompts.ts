@@ -1,8 +1,11 @@
+import { createHash } from 'node:crypto';
 import { MAX_TIMER_MS } from '@sluice/runtime';
 import type { FastifyInstance } from 'fastify';
 import {
   InvalidDeadlineError,
+  InvalidIdempotencyKeyError,
   InvalidPromptError,
+  MAX_IDEMPOTENCY_KEY_CHARS,
   PromptQueueFullError,
   type ContentBlock,
   type SessionBridge,
@@ -51,6 +54,32 @@ function validateDeadline(deadlineMs: unknown): number | undefined {
   return deadlineMs;
 }
 
+/** Printable ASCII, no spaces at the ends: what a UUID or any sane key is. */
+const IDEMPOTENCY_KEY = new RegExp(
+  `^[\\x21-\\x7e](?:[\\x20-\\x7e]{0,${MAX_IDEMPOTENCY_KEY_CHARS - 2}}[\\x21-\\x7e])?$`,
+);
+
+/**
+ * The request's `Idempotency-Key` (issue 19 item 12) with a fingerprint of what it asks (the
+ * prompt and its deadline); `undefined` without the header, so requests without one pay nothing.
+ */
+function idempotencyOf(
+  header: string | string[] | undefined,
+  prompt: unknown,
+  deadlineMs: number | undefined,
+): { key: string; fingerprint: string } | undefined {
+  if (header === undefined) return undefined;
+  if (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header))
+    throw new InvalidIdempotencyKeyError(header, MAX_IDEMPOTENCY_KEY_CHARS);
+  let text: string;
+  try {
+    text = JSON.stringify([prompt, deadlineMs ?? null]);
+  } catch {
+    throw new InvalidPromptError('nests too deep to be compared with a retry');
+  }
+  return { key: header, fingerprint: createHash('sha256').update(text).digest('base64url') };
+}
+
 /** Prompt admission and the pending-prompt routes of PROTOCOL §5. */
 export function promptRoutes(app: FastifyInstance, sessions: SessionBridge): void {
   // Synchronous on purpose: under overload this route answers 503 at the rate of a bare server,
@@ -61,8 +90,13 @@ export function promptRoutes(app: FastifyInstance, sessions: SessionBridge): voi
     const prompt = validatePrompt(body['prompt']);
     const deadlineMs = validateDeadline(body['deadlineMs']);
     const clientId = clientIdOf(request);
+    const idempotency = idempotencyOf(request.headers['idempotency-key'], prompt, deadlineMs);
     // Absent fields are undefined, which the bridge reads as absent.
-    const admission = sessions.trySendPrompt(request.params.id, prompt, { clientId, deadlineMs });
+    const admission = sessions.trySendPrompt(request.params.id, prompt, {
+      clientId,
+      deadlineMs,
+      idempotency,
+    });
     if (admission instanceof PromptQueueFullError) {
       const refusal = preparedError(admission);
       return reply

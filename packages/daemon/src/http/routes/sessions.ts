@@ -37,6 +37,7 @@ export function sessionRoutes(app: FastifyInstance, sessions: SessionBridge): vo
     const cwd = body['cwd'];
     if (cwd !== undefined && (typeof cwd !== 'string' || !isAbsolute(cwd))) throw new InvalidCwdError(cwd);
     const sessionId = optionalString(body, 'sessionId', 'invalid_session_id');
+    const agent = optionalString(body, 'agent', 'unknown_agent');
     const clientId = clientIdOf(request);
     assertAdmitting(sessions);
     return withWireTimes(
@@ -45,6 +46,7 @@ export function sessionRoutes(app: FastifyInstance, sessions: SessionBridge): vo
         ...(scope === undefined ? {} : { scope: scope as SessionScope }),
         ...(sessionId === undefined ? {} : { sessionId: sessionId.toLowerCase() }),
         ...(clientId === undefined ? {} : { clientId }),
+        ...(agent === undefined ? {} : { agent }),
       }),
     );
   });

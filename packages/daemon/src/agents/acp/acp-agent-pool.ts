@@ -1,0 +1,265 @@
+import { systemClock, type Clock } from '@sluice/runtime';
+import {
+  UnknownAgentError,
+  type Agent,
+  type AgentHost,
+  type AgentSessionStart,
+  type AgentTurn,
+  type TurnResult,
+} from '../../sessions/index.js';
+import {
+  DEFAULT_AGENT_CANCEL_GRACE_MS,
+  DEFAULT_AGENT_IDLE_TIMEOUT_MS,
+  DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
+  DEFAULT_AGENT_MAX_PROCESSES,
+  DEFAULT_AGENT_SESSIONS_PER_PROCESS,
+  DEFAULT_AGENT_START_TIMEOUT_MS,
+} from '../../defaults.js';
+import { integerInRange, positiveInteger } from '../../validate.js';
+import type { AgentLog, AgentProcess } from './agent-process.js';
+import { answerAgentRequest, relayNotification } from './agent-requests.js';
+import { checkAgentCommands, type AgentCommand } from './command-line.js';
+import type { AgentError } from './errors.js';
+import { ProcessPool, type GatewayCredentials } from './process-pool.js';
+import { SessionOpener } from './session-opener.js';
+import type { SessionLink } from './session-link.js';
+import { TurnRunner } from './turn-runner.js';
+
+/** Options of {@link AcpAgentPool}; every number is validated at construction. */
+export interface AcpAgentPoolOptions {
+  /** The agents sessions can run on; the first is the default. */
+  agents: readonly AgentCommand[];
+  /** Sessions one process hosts; default 1 (a crash or stall takes exactly one session). */
+  sessionsPerProcess?: number;
+  /** Processes at once; default 8. */
+  maxProcesses?: number;
+  /** A process without a running turn is retired after this long; default 5 minutes. */
+  idleTimeoutMs?: number;
+  /** A liveness probe unanswered this long kills the process; default 30 s. */
+  livenessTimeoutMs?: number;
+  /** Pause between liveness probes; default a third of `livenessTimeoutMs`. */
+  livenessIntervalMs?: number;
+  /** After `session/cancel`, how long the prompt's answer may take before the process is killed; default 10 s. */
+  cancelGraceMs?: number;
+  /** Bound of `initialize`, `session/new` and `session/load`; default 60 s. */
+  startTimeoutMs?: number;
+  /** The daemon's session credentials: each session's agent calls the gateway with its own. */
+  credentials?: GatewayCredentials;
+  /** The gateway's base URL (`http://host:port/v1`) once the daemon listens. */
+  gatewayUrl?: () => string | undefined;
+  /** Environment of the agent processes; default the daemon's. */
+  env?: NodeJS.ProcessEnv;
+  clock?: Clock;
+  /** Where agents' stderr and process events go. */
+  log?: AgentLog;
+}
+
+const SILENT: AgentLog = { debug: () => {}, info: () => {}, warn: () => {} };
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * Runs sessions on external ACP agents over stdio (`sluice serve --agent "qwen --acp"`): the
+ * `Agent` port, implemented by a pool of agent processes. A process that crashes, exits or
+ * stops answering ends the running prompts of only the sessions it hosted (`agent_crashed`,
+ * `agent_unresponsive`) and publishes `session_died` on each; their next prompt re-opens them
+ * in a fresh process. See docs/decisions/015-agent-process-model.md.
+ */
+export class AcpAgentPool implements Agent {
+  readonly agents: readonly AgentCommand[];
+  private readonly links = new Map<string, SessionLink>();
+  private readonly byProcess = new Map<AgentProcess, Map<string, SessionLink>>();
+  private readonly pool: ProcessPool;
+  private readonly opener: SessionOpener;
+  private readonly turns: TurnRunner;
+  private readonly credentials: GatewayCredentials | undefined;
+  private readonly perSessionCredentials: boolean;
+  private host: AgentHost | undefined;
+  private closed = false;
+
+  constructor(options: AcpAgentPoolOptions) {
+    checkAgentCommands(options.agents);
+    this.agents = options.agents.map((agent) => ({ name: agent.name, command: [...agent.command] }));
+    const livenessTimeoutMs = integerInRange(
+      'livenessTimeoutMs',
+      options.livenessTimeoutMs ?? DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
+      1,
+      MAX_TIMEOUT_MS,
+    );
+    const clock = options.clock ?? systemClock;
+    const log = options.log ?? SILENT;
+    this.credentials = options.credentials;
+    const sessionsPerProcess = positiveInteger(
+      'sessionsPerProcess',
+      options.sessionsPerProcess ?? DEFAULT_AGENT_SESSIONS_PER_PROCESS,
+    );
+    // One session per process: the session's own credential goes in the process's env.
+    this.perSessionCredentials = sessionsPerProcess === 1 && options.credentials !== undefined;
+    const startTimeoutMs = integerInRange(
+      'startTimeoutMs',
+      options.startTimeoutMs ?? DEFAULT_AGENT_START_TIMEOUT_MS,
+      1,
+      MAX_TIMEOUT_MS,
+    );
+    this.pool = new ProcessPool({
+      sessionsPerProcess,
+      maxProcesses: positiveInteger('maxProcesses', options.maxProcesses ?? DEFAULT_AGENT_MAX_PROCESSES),
+      idleTimeoutMs: integerInRange(
+        'idleTimeoutMs',
+        options.idleTimeoutMs ?? DEFAULT_AGENT_IDLE_TIMEOUT_MS,
+        1,
+        MAX_TIMEOUT_MS,
+      ),
+      livenessTimeoutMs,
+      startTimeoutMs,
+      livenessIntervalMs: integerInRange(
+        'livenessIntervalMs',
+        options.livenessIntervalMs ?? Math.max(1, Math.floor(livenessTimeoutMs / 3)),
+        1,
+        MAX_TIMEOUT_MS,
+      ),
+      clock,
+      log,
+      env: options.env ?? process.env,
+      credentials: options.credentials,
+      gatewayUrl: options.gatewayUrl,
+      handlers: (proc) => ({
+        onRequest: (method, params) => answerAgentRequest((id) => this.linkOf(proc(), id), method, params),
+        onNotification: (method, params) =>
+          relayNotification((id) => this.linkOf(proc(), id), this.host, method, params),
+      }),
+      onDeath: (proc, cause) => this.onDeath(proc, cause),
+    });
+    this.opener = new SessionOpener(this.pool, startTimeoutMs, (proc, link) => this.register(proc, link));
+    this.turns = new TurnRunner({
+      pool: this.pool,
+      clock,
+      cancelGraceMs: integerInRange(
+        'cancelGraceMs',
+        options.cancelGraceMs ?? DEFAULT_AGENT_CANCEL_GRACE_MS,
+        1,
+        MAX_TIMEOUT_MS,
+      ),
+      credentials: options.credentials,
+    });
+  }
+
+  /** Agent processes running now. */
+  get processCount(): number {
+    return this.pool.processes.size;
+  }
+
+  /** Process ids of the agent processes running now. */
+  pids(): number[] {
+    return [...this.pool.processes].flatMap((proc) => (proc.child.pid === undefined ? [] : [proc.child.pid]));
+  }
+
+  attach(host: AgentHost): void {
+    this.host = host;
+  }
+
+  /** Opens the session in an agent process now, so that an agent that cannot run it refuses the create. */
+  async openSession(start: AgentSessionStart): Promise<void> {
+    const agent =
+      start.agent === undefined ? this.agents[0]! : this.agents.find((a) => a.name === start.agent);
+    if (agent === undefined)
+      throw new UnknownAgentError(
+        start.agent,
+        this.agents.map((a) => a.name),
+      );
+    const link = this.newLink(start.sessionId, agent, start.cwd, start.workspaceCwd);
+    try {
+      await this.opener.openAtCreate(link);
+    } catch (error) {
+      this.sessionClosed(start.sessionId);
+      throw error;
+    }
+  }
+
+  async runTurn(turn: AgentTurn): Promise<TurnResult> {
+    // A session restored from the store or branched was never opened here: the default agent,
+    // with its history replayed into the first prompt.
+    const link = this.links.get(turn.sessionId) ?? this.adopt(turn);
+    await this.opener.ensureOpen(link, turn.signal);
+    if (turn.signal.aborted) return { stopReason: 'cancelled' };
+    return this.turns.run(link, turn);
+  }
+
+  sessionClosed(sessionId: string): void {
+    const link = this.links.get(sessionId);
+    if (link === undefined) return;
+    this.links.delete(sessionId);
+    if (link.credential !== undefined) this.credentials?.revoke(sessionId);
+    const proc = link.process;
+    link.process = undefined;
+    if (proc === undefined) return;
+    if (link.agentSessionId !== undefined) this.byProcess.get(proc)?.delete(link.agentSessionId);
+    this.pool.sessionLeft(proc, sessionId);
+  }
+
+  /** Ends every agent process (daemon shutdown); their sessions are not told they died. */
+  close(): Promise<void> {
+    this.closed = true;
+    return this.pool.retireAll();
+  }
+
+  private newLink(sessionId: string, agent: AgentCommand, cwd: string, workspaceCwd: string): SessionLink {
+    const link: SessionLink = {
+      sessionId,
+      agent,
+      cwd,
+      workspaceCwd,
+      process: undefined,
+      agentSessionId: undefined,
+      opening: undefined,
+      reopen: false,
+      replayPending: false,
+      loading: false,
+      turn: undefined,
+      credential: undefined,
+    };
+    if (this.perSessionCredentials) link.credential = this.credentials!.issue(sessionId);
+    this.links.set(sessionId, link);
+    return link;
+  }
+
+  private adopt(turn: AgentTurn): SessionLink {
+    const link = this.newLink(turn.sessionId, this.agents[0]!, turn.cwd, turn.workspaceCwd);
+    link.replayPending = turn.conversation.length > 0;
+    return link;
+  }
+
+  private register(proc: AgentProcess, link: SessionLink): void {
+    let sessions = this.byProcess.get(proc);
+    if (sessions === undefined) this.byProcess.set(proc, (sessions = new Map()));
+    if (link.agentSessionId !== undefined) sessions.set(link.agentSessionId, link);
+  }
+
+  private linkOf(proc: AgentProcess, agentSessionId: unknown): SessionLink | undefined {
+    return typeof agentSessionId === 'string' ? this.byProcess.get(proc)?.get(agentSessionId) : undefined;
+  }
+
+  private onDeath(proc: AgentProcess, cause: AgentError): void {
+    this.pool.forget(proc);
+    const sessions = this.byProcess.get(proc);
+    this.byProcess.delete(proc);
+    for (const link of sessions?.values() ?? []) {
+      if (link.process !== proc) continue;
+      link.process = undefined;
+      link.reopen = true;
+      if (proc.retired || this.closed || !this.links.has(link.sessionId)) continue;
+      const exit = proc.child;
+      this.host?.publish(link.sessionId, {
+        type: 'session_died',
+        data: {
+          sessionId: link.sessionId,
+          reason: 'channel_closed',
+          exitCode: exit.exitCode,
+          signalCode: exit.signalCode ?? (cause.code === 'agent_unresponsive' ? 'SIGKILL' : null),
+          code: cause.code,
+          message: cause.message,
+          recoverable: true,
+        },
+      });
+    }
+  }
+}

@@ -1,0 +1,81 @@
+import type { AgentHost, PermissionRequest, SessionUpdate } from '../../sessions/index.js';
+import { RPC_ERROR, RpcError } from './json-rpc-channel.js';
+import type { SessionLink } from './session-link.js';
+import { readTextFile, writeTextFile } from './workspace-files.js';
+
+/** Finds the session an agent's message names by the agent's session id. */
+export type LinkLookup = (agentSessionId: unknown) => SessionLink | undefined;
+
+function paramsObject(params: unknown): Record<string, unknown> {
+  if (typeof params !== 'object' || params === null || Array.isArray(params))
+    throw new RpcError(RPC_ERROR.invalidParams, 'params must be an object');
+  return params as Record<string, unknown>;
+}
+
+function requireLink(lookup: LinkLookup, params: Record<string, unknown>): SessionLink {
+  const link = lookup(params['sessionId']);
+  if (link === undefined)
+    throw new RpcError(RPC_ERROR.invalidParams, `unknown sessionId ${JSON.stringify(params['sessionId'])}`);
+  return link;
+}
+
+/**
+ * Answers the agent's client-side requests: a permission question goes to the running turn's
+ * clients (`cancelled` when no turn runs), file reads and writes are served inside the
+ * session's workspace only, and anything else is `-32601` (terminals are not offered).
+ */
+export async function answerAgentRequest(lookup: LinkLookup, method: string, raw: unknown): Promise<unknown> {
+  switch (method) {
+    case 'session/request_permission': {
+      const params = paramsObject(raw);
+      const link = requireLink(lookup, params);
+      const ask = link.turn?.requestPermission;
+      if (ask === undefined) return { outcome: { outcome: 'cancelled' } };
+      const request = {
+        toolCall: (params['toolCall'] ?? {}) as PermissionRequest['toolCall'],
+        options: (Array.isArray(params['options']) ? params['options'] : []) as PermissionRequest['options'],
+      };
+      return { outcome: await ask(request) };
+    }
+    case 'fs/read_text_file': {
+      const params = paramsObject(raw);
+      return readTextFile(requireLink(lookup, params).workspaceCwd, params);
+    }
+    case 'fs/write_text_file': {
+      const params = paramsObject(raw);
+      return writeTextFile(requireLink(lookup, params).workspaceCwd, params);
+    }
+    default:
+      throw new RpcError(RPC_ERROR.methodNotFound, `Method not found: ${method}`);
+  }
+}
+
+/**
+ * Relays a `session/update` notification exactly as the agent sent it: into the running turn
+ * (whose answer text it accumulates), or, outside a turn, onto the session's stream as a
+ * `session_update` without a prompt id. Updates of a `session/load` replay are dropped (the
+ * session's clients have that history already).
+ */
+export function relayNotification(
+  lookup: LinkLookup,
+  host: AgentHost | undefined,
+  method: string,
+  raw: unknown,
+): void {
+  if (method !== 'session/update' || typeof raw !== 'object' || raw === null) return;
+  const params = raw as Record<string, unknown>;
+  const link = lookup(params['sessionId']);
+  const update = params['update'] as SessionUpdate | undefined;
+  if (link === undefined || typeof update !== 'object' || update === null) return;
+  if (typeof update.sessionUpdate !== 'string' || link.loading) return;
+  const turn = link.turn;
+  if (turn === undefined) {
+    host?.publish(link.sessionId, { type: 'session_update', data: { sessionId: link.sessionId, update } });
+    return;
+  }
+  if (update.sessionUpdate === 'agent_message_chunk') {
+    const content = update['content'] as { type?: unknown; text?: unknown } | undefined;
+    if (content?.type === 'text' && typeof content.text === 'string') turn.text += content.text;
+  }
+  turn.emit(update);
+}

@@ -1,0 +1,91 @@
+/** Stable codes of an external agent's failures; mapped once in wire/error-map.ts. */
+export type AgentErrorCode =
+  'agent_unavailable' | 'agent_crashed' | 'agent_unresponsive' | 'agent_pool_exhausted' | 'agent_error';
+
+/** Longest excerpt of an agent's own message carried in an error. */
+const MAX_AGENT_MESSAGE_CHARS = 500;
+
+/** The agent's own words, bounded and on one line. */
+export function agentMessageExcerpt(message: string): string {
+  const line = message.replace(/\s+/g, ' ').trim();
+  return line.length > MAX_AGENT_MESSAGE_CHARS ? `${line.slice(0, MAX_AGENT_MESSAGE_CHARS)}…` : line;
+}
+
+/** Base of an external agent's errors: a stable `code`, never a message to match. */
+export abstract class AgentError extends Error {
+  abstract readonly code: AgentErrorCode;
+  abstract readonly retryable: boolean;
+}
+
+/**
+ * The agent cannot run sessions: its command is not installed, `initialize` failed, or it
+ * needs authentication (HTTP `502` at session create). `agentMessage` is its own message.
+ */
+export class AgentUnavailableError extends AgentError {
+  readonly code = 'agent_unavailable';
+  readonly retryable = false;
+  readonly agentMessage: string;
+  constructor(
+    readonly agent: string,
+    reason: string,
+    agentMessage: string,
+  ) {
+    const excerpt = agentMessageExcerpt(agentMessage);
+    super(`agent "${agent}" is unavailable: ${reason}${excerpt === '' ? '' : `: ${excerpt}`}`);
+    this.agentMessage = excerpt;
+  }
+}
+
+/** The agent process exited or crashed; only the sessions it hosted are affected. */
+export class AgentCrashedError extends AgentError {
+  readonly code = 'agent_crashed';
+  readonly retryable = true;
+  constructor(
+    readonly agent: string,
+    readonly exitCode: number | null,
+    readonly signalCode: string | null,
+  ) {
+    super(
+      `agent "${agent}" process ended (exit code ${String(exitCode)}, signal ${String(signalCode)}); the next prompt starts a fresh one`,
+    );
+  }
+}
+
+/** The agent process did not answer within its bound and was killed. */
+export class AgentUnresponsiveError extends AgentError {
+  readonly code = 'agent_unresponsive';
+  readonly retryable = true;
+  constructor(
+    readonly agent: string,
+    readonly waitedMs: number,
+    what: string,
+  ) {
+    super(
+      `agent "${agent}" did not answer ${what} within ${waitedMs} ms and was stopped; the next prompt starts a fresh one`,
+    );
+  }
+}
+
+/** Every agent process allowed is busy running a turn (HTTP `503` with `Retry-After`). */
+export class AgentPoolExhaustedError extends AgentError {
+  readonly code = 'agent_pool_exhausted';
+  readonly retryable = true;
+  constructor(readonly maxProcesses: number) {
+    super(
+      `all ${maxProcesses} agent processes are running turns; retry later or raise --agent-max-processes`,
+    );
+  }
+}
+
+/** The agent answered a prompt with an error of its own (its message, bounded). */
+export class AgentTurnFailedError extends AgentError {
+  readonly code = 'agent_error';
+  readonly retryable = false;
+  constructor(
+    readonly agent: string,
+    agentMessage: string,
+    readonly rpcCode: number,
+  ) {
+    super(`agent "${agent}" failed the prompt: ${agentMessageExcerpt(agentMessage)}`);
+  }
+}

@@ -1,0 +1,122 @@
+import type { AgentProcess } from './agent-process.js';
+import { AgentUnavailableError } from './errors.js';
+import { RpcError } from './json-rpc-channel.js';
+import type { ProcessPool } from './process-pool.js';
+import type { SessionLink } from './session-link.js';
+
+/** The JSON-RPC code of ACP's "authentication required" error. */
+const AUTH_REQUIRED = -32000;
+
+/** Resolves when `promise` settles or `signal` aborts, whichever is first; rejects with the promise. */
+function untilSettledOrAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => resolve();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+/**
+ * Opens sessions in agent processes: `session/new` for a new one; for one whose process
+ * ended, `session/load` when the agent advertised `loadSession` (falling back to a new agent
+ * session), else a new agent session whose first prompt carries the history.
+ */
+export class SessionOpener {
+  constructor(
+    private readonly pool: ProcessPool,
+    private readonly startTimeoutMs: number,
+    private readonly register: (proc: AgentProcess, link: SessionLink) => void,
+  ) {}
+
+  /** Opens a session being created; any failure but a full pool is `agent_unavailable`. */
+  async openAtCreate(link: SessionLink): Promise<void> {
+    link.opening = this.open(link);
+    try {
+      await link.opening;
+    } finally {
+      link.opening = undefined;
+    }
+  }
+
+  /** Makes sure the session is open in a live process, unless `signal` aborts first. */
+  async ensureOpen(link: SessionLink, signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      if (link.process?.dead !== undefined) {
+        // it died between opening the session and registering it: a re-open, like any death
+        link.process = undefined;
+        link.reopen = true;
+      }
+      if (link.process !== undefined) return;
+      if (link.opening === undefined) {
+        const opening = this.open(link).finally(() => {
+          if (link.opening === opening) link.opening = undefined;
+        });
+        opening.catch(() => {}); // a turn that was aborted meanwhile no longer awaits it
+        link.opening = opening;
+      }
+      await untilSettledOrAborted(link.opening, signal);
+    }
+  }
+
+  private async open(link: SessionLink): Promise<void> {
+    const proc = await this.pool.acquire(link);
+    try {
+      await this.openIn(proc, link);
+      if (proc.dead !== undefined) throw proc.dead;
+      link.process = proc;
+      link.reopen = false;
+      proc.sessions.add(link.sessionId);
+      this.register(proc, link);
+    } catch (error) {
+      throw proc.unavailable(this.reasonOf(proc, error), error);
+    } finally {
+      this.pool.opened(proc);
+    }
+  }
+
+  private reasonOf(proc: AgentProcess, error: unknown): string {
+    // ACP's "authentication required" (qwen lists authMethods even when configured: not a sign).
+    if (error instanceof RpcError && error.rpcCode === AUTH_REQUIRED) return 'it requires authentication';
+    if (proc.dead !== undefined) return 'its process ended while opening the session';
+    return 'session/new failed';
+  }
+
+  private async openIn(proc: AgentProcess, link: SessionLink): Promise<void> {
+    const previous = link.agentSessionId;
+    if (link.reopen && proc.info?.loadSession === true && previous !== undefined) {
+      link.loading = true;
+      this.register(proc, link); // the load's replayed updates are routed to it, then dropped
+      try {
+        await proc.bounded(
+          proc.channel.request('session/load', { sessionId: previous, cwd: link.cwd, mcpServers: [] }),
+          'session/load',
+          this.startTimeoutMs,
+        );
+        return;
+      } catch (error) {
+        if (proc.dead !== undefined) throw error;
+      } finally {
+        link.loading = false;
+      }
+    }
+    const answer = (await proc.bounded(
+      proc.channel.request('session/new', { cwd: link.cwd, mcpServers: [] }),
+      'session/new',
+      this.startTimeoutMs,
+    )) as { sessionId?: unknown } | null;
+    if (typeof answer?.sessionId !== 'string')
+      throw new AgentUnavailableError(proc.name, 'session/new answered without a sessionId', '');
+    link.agentSessionId = answer.sessionId;
+    if (link.reopen) link.replayPending = true;
+  }
+}

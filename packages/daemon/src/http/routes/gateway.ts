@@ -1,0 +1,159 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { CallOptions, Journal, ModelRuntime } from '@sluice/runtime';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  ChunkWriter,
+  DONE_FRAME,
+  completionBody,
+  frame,
+  openAIError,
+  promptCalls,
+  readChatRequest,
+  type ChatRequest,
+  type CompletionHead,
+  type GatewayCaller,
+  type SessionCredentials,
+} from '../../gateway/index.js';
+import { HttpError } from '../../wire/index.js';
+import { bearerToken } from '../security.js';
+
+/** What the model gateway routes use. */
+export interface GatewayDeps {
+  runtime: ModelRuntime;
+  credentials: SessionCredentials;
+  journal: Journal;
+}
+
+/**
+ * The OpenAI-compatible model gateway (`/v1/chat/completions`, `/v1/models`): every call goes
+ * through the model runtime (admission, deadline, journal, budgets, snapshot), attributed to the
+ * session whose credential it carries. Errors answer in OpenAI's shape, from the one error table.
+ * Also lists a prompt's model calls from the journal.
+ */
+export function gatewayRoutes(app: FastifyInstance, deps: GatewayDeps): void {
+  const errorHandler = (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void => {
+    const answer = openAIError(error);
+    void reply.code(answer.statusCode).headers(answer.headers).send(answer.body);
+  };
+  const { runtime, credentials } = deps;
+
+  app.get('/v1/models', { errorHandler }, () => {
+    const { provider } = runtime;
+    const names = [provider.defaultModel, ...(provider.models ?? [])];
+    const data = [...new Set(names)].map((id) => ({
+      id,
+      object: 'model',
+      created: 0,
+      owned_by: provider.name,
+    }));
+    return { object: 'list', data };
+  });
+
+  app.post('/v1/chat/completions', { errorHandler }, async (request, reply) => {
+    const chat = readChatRequest(request.body);
+    const token = bearerToken(request.headers.authorization);
+    const caller = token === undefined ? undefined : credentials.resolve(token);
+    const head: CompletionHead = {
+      id: '',
+      created: Math.floor(Date.now() / 1000),
+      model: chat.model ?? runtime.provider.defaultModel,
+    };
+    if (chat.stream) return streamCompletion(runtime, chat, caller, head, reply);
+    // A client that goes away cancels its call.
+    const gone = new AbortController();
+    const onClose = (): void => {
+      if (!reply.raw.writableFinished) gone.abort();
+    };
+    reply.raw.once('close', onClose);
+    try {
+      const response = await runtime.complete(chat.request, callOptions(chat, caller, gone.signal));
+      head.id = `chatcmpl-${globalThis.crypto.randomUUID()}`;
+      return completionBody(response, head);
+    } finally {
+      reply.raw.off('close', onClose);
+    }
+  });
+
+  app.get<{ Params: { id: string; promptId: string } }>(
+    '/session/:id/prompts/:promptId/calls',
+    async (request) => {
+      const read = deps.journal.recordsForSession?.bind(deps.journal);
+      if (read === undefined)
+        throw new HttpError(501, 'journal_not_readable', 'This daemon journal cannot be read back');
+      const records = await read(request.params.id);
+      return { calls: promptCalls(records, request.params.promptId) };
+    },
+  );
+}
+
+function callOptions(chat: ChatRequest, caller: GatewayCaller | undefined, gone: AbortSignal): CallOptions {
+  const options: CallOptions = {
+    signal: caller?.signal === undefined ? gone : AbortSignal.any([gone, caller.signal]),
+  };
+  if (chat.model !== undefined) options.model = chat.model;
+  if (caller !== undefined) {
+    options.sessionId = caller.sessionId;
+    if (caller.promptId !== undefined) options.turnId = caller.promptId;
+  }
+  return options;
+}
+
+/**
+ * Streams a call as SSE. The first event is awaited before the head is sent, so an upstream
+ * that refuses the call still answers with its own status; later failures end the stream with
+ * an error frame. A client that disconnects cancels the call.
+ */
+async function streamCompletion(
+  runtime: ModelRuntime,
+  chat: ChatRequest,
+  caller: GatewayCaller | undefined,
+  head: CompletionHead,
+  reply: FastifyReply,
+): Promise<void> {
+  const raw = reply.raw;
+  const gone = new AbortController();
+  let finished = false;
+  const onClose = (): void => {
+    if (!finished) gone.abort();
+  };
+  raw.once('close', onClose);
+  try {
+    const stream = runtime.stream(chat.request, callOptions(chat, caller, gone.signal));
+    head.id = `chatcmpl-${stream.callId}`;
+    const events = stream[Symbol.asyncIterator]();
+    let step = await events.next();
+    void reply.hijack();
+    raw.writeHead(200, {
+      ...(reply.getHeaders() as OutgoingHttpHeaders),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
+    const writer = new ChunkWriter(head, chat.includeUsage);
+    try {
+      for (; !step.done; step = await events.next()) {
+        const frames = writer.frames(step.value);
+        if (frames !== '' && !raw.write(frames)) await drained(raw);
+      }
+      raw.end(DONE_FRAME);
+    } catch (error) {
+      if (!raw.destroyed) raw.end(frame(openAIError(error).body));
+    }
+  } finally {
+    finished = true;
+    raw.off('close', onClose);
+  }
+}
+
+/** Resolves once `response` can take more, or has closed. */
+function drained(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.once('drain', done);
+    response.once('close', done);
+  });
+}

@@ -1,0 +1,98 @@
+import { afterEach, describe, expect, test } from 'vitest';
+import { AcpAgentPool } from '../../src/agents/index.js';
+import { api } from '../helpers/http-client.js';
+import {
+  openSession,
+  promptAndWait,
+  sendPrompt,
+  startAgentDaemon,
+  terminalOf,
+  testAgent,
+  until,
+  type AgentDaemon,
+} from './acp-helpers.js';
+
+// The process model (issue 18 §1, docs/decisions/015): processes are bounded, idle ones are
+// retired and their sessions re-open lazily, and a full pool refuses with a typed 503.
+
+let d: AgentDaemon | undefined;
+afterEach(async () => {
+  await d?.stop();
+  d = undefined;
+});
+
+describe('the agent process pool', () => {
+  test('an idle process is retired after --agent-idle-timeout-ms; the next prompt re-opens its session without session_died', async () => {
+    d = await startAgentDaemon((log) => [testAgent('test', log)], { agentIdleTimeoutMs: 200 });
+    const a = await openSession(d.url);
+    expect((await promptAndWait(d.url, a, 'say one')).text).toBe('one ');
+    await until(() => d!.daemon.agentPool!.processCount === 0, 'the idle process was retired');
+    expect((await promptAndWait(d.url, a, 'say two')).text).toBe('[context] two ');
+    expect(a.stream.frames.some((f) => f.event === 'session_died')).toBe(false);
+    a.stream.close();
+  });
+
+  test('at --agent-max-processes a new session takes the place of an idle process', async () => {
+    d = await startAgentDaemon((log) => [testAgent('test', log)], { agentMaxProcesses: 1 });
+    const a = await openSession(d.url);
+    const b = await openSession(d.url);
+    expect(d.daemon.agentPool!.processCount).toBe(1);
+    expect((await promptAndWait(d.url, b, 'say b')).text).toBe('b ');
+    // a's process was retired for b; a re-opens in a fresh one, retiring b's idle process
+    expect((await promptAndWait(d.url, a, 'say a')).text).toBe('a ');
+    expect(d.daemon.agentPool!.processCount).toBe(1);
+    expect(a.stream.frames.some((f) => f.event === 'session_died')).toBe(false);
+    a.stream.close();
+    b.stream.close();
+  });
+
+  test('when every process runs a turn, a create is refused: 503 agent_pool_exhausted with Retry-After', async () => {
+    d = await startAgentDaemon((log) => [testAgent('test', log)], { agentMaxProcesses: 1 });
+    const a = await openSession(d.url);
+    const running = await sendPrompt(d.url, a.sessionId, 'wait');
+    await until(() => d!.log().some((e) => e.method === 'session/prompt'), 'the turn runs');
+    const refused = await api(d.url, 'POST', '/session', { body: { sessionScope: 'thread' } });
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBeDefined();
+    expect(refused.body).toMatchObject({ code: 'agent_pool_exhausted', maxProcesses: 1 });
+    await api(d.url, 'POST', `/session/${a.sessionId}/cancel`);
+    await terminalOf(a.stream, running);
+    expect((await api(d.url, 'POST', '/session', { body: { sessionScope: 'thread' } })).status).toBe(200);
+    a.stream.close();
+  });
+
+  test('with --agent-sessions-per-process 2 two sessions share a process, and its crash ends both', async () => {
+    d = await startAgentDaemon((log) => [testAgent('test', log)], { agentSessionsPerProcess: 2 });
+    const a = await openSession(d.url);
+    const b = await openSession(d.url);
+    expect(d.daemon.agentPool!.processCount).toBe(1);
+    const waiting = await sendPrompt(d.url, b.sessionId, 'wait');
+    await until(() => d!.log().some((e) => e.method === 'session/prompt'), 'b runs');
+    const crashing = await sendPrompt(d.url, a.sessionId, 'crash');
+    expect((await terminalOf(a.stream, crashing)).data.data.code).toBe('agent_crashed');
+    expect((await terminalOf(b.stream, waiting)).data.data.code).toBe('agent_crashed');
+    await b.stream.waitFor((f) => f.event === 'session_died');
+    // the process's gateway credential names the process, not one of its sessions
+    const { text } = await promptAndWait(d.url, a, 'env');
+    expect(d.daemon.credentials.resolve(text.split(' ')[1]!)?.sessionId).toMatch(/^agent-process-/);
+    a.stream.close();
+    b.stream.close();
+  });
+
+  test('an agent that ignores session/cancel past its grace is killed as unresponsive', async () => {
+    const pool = new AcpAgentPool({ agents: [testAgent('test')], cancelGraceMs: 200 });
+    d = await startAgentDaemon(() => undefined, {}, { agent: pool });
+    const a = await openSession(d.url);
+    const b = await openSession(d.url);
+    const stuck = await sendPrompt(d.url, a.sessionId, 'ignore-cancel');
+    await until(() => pool.processCount === 2, 'both processes run');
+    await api(d.url, 'POST', `/session/${a.sessionId}/cancel`);
+    expect((await terminalOf(a.stream, stuck)).data.data.stopReason).toBe('cancelled');
+    const died = await a.stream.waitFor((f) => f.event === 'session_died');
+    expect(died.data.data.code).toBe('agent_unresponsive');
+    expect((await promptAndWait(d.url, b, 'say unaffected')).text).toBe('unaffected ');
+    await pool.close();
+    a.stream.close();
+    b.stream.close();
+  });
+});
