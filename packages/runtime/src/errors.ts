@@ -13,6 +13,11 @@ export class OverloadedError extends ModelRuntimeError {
   constructor(
     readonly capacity: OverloadCapacity,
     readonly limit: number,
+    /**
+     * When a slot is likely free, from the scheduler's state: the calls ahead, the slots, and
+     * how long calls recently held a slot; at least 1 s (issue 19 item 11).
+     */
+    readonly retryAfterMs: number = 1_000,
   ) {
     super(
       capacity === 'QueueFull'

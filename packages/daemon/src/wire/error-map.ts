@@ -1,5 +1,5 @@
 import type { ModelErrorCode } from '@sluice/protocol';
-import { ModelRuntimeError, ProviderError } from '@sluice/runtime';
+import { ModelRuntimeError, OverloadedError, ProviderError } from '@sluice/runtime';
 import { AgentError, type AgentErrorCode, type AgentUnavailableError } from '../agents/index.js';
 import { EventBusError, type EventBusErrorCode } from '../events/index.js';
 import {
@@ -241,6 +241,12 @@ function mapModelError(error: ModelRuntimeError): MappedError {
   const entry = MODEL_TABLE[error.code];
   const body: Record<string, unknown> = { error: error.message, code: error.code };
   const upstream = error instanceof ProviderError ? error.upstream : undefined;
+  if (error instanceof OverloadedError)
+    return {
+      statusCode: entry.status,
+      headers: { 'Retry-After': String(Math.ceil(error.retryAfterMs / 1_000)) },
+      body,
+    };
   if (upstream === undefined) return { statusCode: entry.status, headers: entry.headers ?? {}, body };
   if (upstream.error !== undefined) body['upstream'] = upstream.error;
   const headers: Record<string, string> =

@@ -153,6 +153,11 @@ export class Job implements Deadlined<Job> {
     this.cleaningAfter = Math.round(now - this.admittedAt);
   }
 
+  /** @internal How long it held its slot, in ms (once in Cleaning after holding one). */
+  get slotHeldMs(): number {
+    return this.preparingAfter < 0 ? 0 : this.cleaningAfter - this.preparingAfter;
+  }
+
   /** Aborted once, with `abortReason`, on deadline, cancellation, shutdown or a failed request record. */
   get signal(): AbortSignal {
     const state = (this.abortState ??= { controller: undefined, racer: undefined });

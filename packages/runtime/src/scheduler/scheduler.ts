@@ -90,10 +90,12 @@ export class Scheduler {
       timeoutMs = this.effectiveTimeout(timeout, capMs);
       const limits = this.limits;
       if (!this.fitsRequestLimit(job, timeoutMs)) throw new RequestTooLargeError(limits.maxRequestBytes);
-      if (this.jobs.size >= limits.maxInflight) throw new OverloadedError('InflightFull', limits.maxInflight);
+      if (this.jobs.size >= limits.maxInflight)
+        throw new OverloadedError('InflightFull', limits.maxInflight, this.retryAfterMs(this.jobs.size));
       const queued = this.queue.size;
       slotFree = queued === 0 && this.slotsInUse < limits.maxConcurrency;
-      if (!slotFree && queued >= limits.maxQueued) throw new OverloadedError('QueueFull', limits.maxQueued);
+      if (!slotFree && queued >= limits.maxQueued)
+        throw new OverloadedError('QueueFull', limits.maxQueued, this.retryAfterMs(queued + this.slotsInUse));
       if (job.admitted) throw new RangeError(`job ${job.callId} was already admitted`);
     } catch (error) {
       this.notify('rejected', error as ModelRuntimeError);
@@ -131,6 +133,19 @@ export class Scheduler {
     job.enterExecuting(now);
   }
 
+  /** Calls that hold a slot usually hold it this long (ms, smoothed); 0 before the first. */
+  private slotHoldMs = 0;
+
+  /**
+   * When a refused caller may find room: the `ahead` calls drain through the slots at the
+   * recent pace, rounded up to whole seconds, between 1 s and 5 minutes.
+   */
+  private retryAfterMs(ahead: number): number {
+    const rounds = Math.ceil((ahead + 1) / this.limits.maxConcurrency);
+    const estimate = Math.ceil((rounds * this.slotHoldMs) / 1_000) * 1_000;
+    return Math.min(300_000, Math.max(1_000, estimate));
+  }
+
   /**
    * Gives the slot back once the provider returned (SCH-5); the job keeps its in-flight unit.
    * The next queued job gets the slot at the same `now`.
@@ -140,6 +155,9 @@ export class Scheduler {
     this.slotsInUse--;
     this.deadlines.remove(job);
     job.enterCleaning(now);
+    // How long calls hold a slot, smoothed over about the last eight (for Retry-After).
+    const held = job.slotHeldMs;
+    this.slotHoldMs = this.slotHoldMs === 0 ? held : this.slotHoldMs + (held - this.slotHoldMs) / 8;
     this.notify('slotReleased', job);
     this.grantNext(now);
   }
