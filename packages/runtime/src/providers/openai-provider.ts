@@ -10,6 +10,7 @@ import type {
   ProviderCallOptions,
   Usage,
 } from '../types.js';
+import { JsonPoster, detail, httpStatusError, retryableStatus } from './openai-http.js';
 import { chunkEvents, streamingBody, stopReasonOf, toolCallsOf, usageOf, wireBody } from './openai-wire.js';
 
 type CompleteParams = OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
@@ -45,6 +46,8 @@ export class OpenAIProvider implements ModelProvider {
   readonly endpoint: string;
   private readonly client: OpenAI;
   private readonly clock: Clock;
+  /** Non-streamed calls over `node:http`; absent when a custom `fetch` was given (the SDK then). */
+  private readonly poster: JsonPoster | undefined;
 
   constructor(options: OpenAIProviderOptions) {
     if (typeof options?.model !== 'string' || options.model.trim() === '') {
@@ -64,6 +67,18 @@ export class OpenAIProvider implements ModelProvider {
       fetch: options.fetch,
       maxRetries: 0,
     });
+    if (options.fetch === undefined) {
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        accept: 'application/json',
+      };
+      if (apiKey !== undefined) headers['authorization'] = `Bearer ${apiKey}`;
+      if (options.organization !== undefined) headers['openai-organization'] = options.organization;
+      for (const [name, value] of Object.entries(options.defaultHeaders ?? {}))
+        headers[name.toLowerCase()] = value;
+      const url = new URL(`${this.endpoint}/chat/completions`);
+      this.poster = new JsonPoster(url, this.endpoint, headers);
+    }
   }
 
   /** One non-streaming call; rejects with `signal.reason` on abort, else a {@link ProviderError}. */
@@ -72,10 +87,7 @@ export class OpenAIProvider implements ModelProvider {
     try {
       // The body is built from the request's typed members and its verbatim `extra` fields.
       const body = wireBody(request, options.model ?? this.defaultModel) as unknown as CompleteParams;
-      const completion = await this.client.chat.completions.create(
-        { ...body, stream: false },
-        scope.requestOptions,
-      );
+      const completion = await this.completion({ ...body, stream: false }, scope);
       const choice = completion.choices?.[0];
       if (choice?.message === undefined)
         throw new ProviderError(`${this.endpoint} returned no choice`, false);
@@ -94,6 +106,17 @@ export class OpenAIProvider implements ModelProvider {
     } finally {
       scope.dispose();
     }
+  }
+
+  /** The completion the upstream answered, over `node:http` or, with a custom `fetch`, the SDK. */
+  private async completion(body: CompleteParams, scope: HttpCallScope): Promise<OpenAI.Chat.ChatCompletion> {
+    if (this.poster === undefined) return this.client.chat.completions.create(body, scope.requestOptions);
+    const { signal, timeout } = scope.requestOptions;
+    const answer = await this.poster.post(JSON.stringify(body), signal, timeout);
+    if (answer.status < 200 || answer.status >= 300) throw httpStatusError(this.endpoint, answer);
+    const completion = JSON.parse(answer.text) as OpenAI.Chat.ChatCompletion | null;
+    if (completion === null || typeof completion !== 'object') throw new SyntaxError('not a completion');
+    return completion;
   }
 
   /**
@@ -263,11 +286,6 @@ function toProviderError(endpoint: string, error: unknown): ProviderError {
   return new ProviderError(`call to ${endpoint} failed${detail(name)}`, false, undefined, { cause: error });
 }
 
-/** 408, 409, 429 and 5xx may succeed when tried again. */
-function retryableStatus(status: number): boolean {
-  return status === 408 || status === 409 || status === 429 || status >= 500;
-}
-
 /** The first `code` such as `ECONNREFUSED` along the cause chain. */
 function networkCode(error: unknown): string | undefined {
   for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
@@ -276,10 +294,6 @@ function networkCode(error: unknown): string | undefined {
     current = current.cause;
   }
   return undefined;
-}
-
-function detail(value: unknown): string {
-  return typeof value === 'string' && /^[\w.-]{1,64}$/.test(value) ? ` (${value})` : '';
 }
 
 function httpURL(value: string): URL {
