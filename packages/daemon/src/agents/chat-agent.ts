@@ -1,5 +1,12 @@
 import { setImmediate as turnOfTheLoop } from 'node:timers/promises';
-import type { ChatMessage, ModelRuntime, TaskBudget, TaskBudgetLimits, Usage } from '@sluice/runtime';
+import {
+  OverloadedError,
+  type ChatMessage,
+  type ModelRuntime,
+  type TaskBudget,
+  type TaskBudgetLimits,
+  type Usage,
+} from '@sluice/runtime';
 import {
   promptText,
   type Agent,
@@ -73,11 +80,24 @@ export class ChatAgent implements Agent {
     this.budgets.delete(sessionId);
   }
 
+  /**
+   * Runs the turn; a model call the scheduler refuses for capacity waits and tries again, as the
+   * refusal's `Retry-After` suggests, until the turn is aborted (its deadline, cancel, close) or
+   * it has waited {@link MAX_CAPACITY_WAIT_MS} (issue 19 item 10: an accepted prompt waits for the
+   * model rather than failing late). One turn per session runs at a time, so the waiting turns
+   * are bounded by the session cap.
+   */
   async runTurn(turn: AgentTurn): Promise<TurnResult> {
-    try {
-      return await this.streamTurn(turn);
-    } catch (error) {
-      throw explainProviderFailure(error);
+    let waited = 0;
+    for (;;) {
+      try {
+        return await this.streamTurn(turn);
+      } catch (error) {
+        const delay = capacityRetryDelay(error, waited);
+        if (delay === undefined || turn.signal.aborted) throw explainProviderFailure(error);
+        await abortableSleep(delay, turn.signal);
+        waited += delay;
+      }
     }
   }
 
@@ -141,4 +161,26 @@ function toChatMessage(message: ConversationMessage): ChatMessage {
   if (message.name !== undefined) chat.name = message.name;
   if (message.toolCallId !== undefined) chat.toolCallId = message.toolCallId;
   return chat;
+}
+
+/** Longest a turn waits for model capacity before it fails with `model_overloaded`. */
+export const MAX_CAPACITY_WAIT_MS = 300_000;
+
+/** How long to wait before trying a refused call again; undefined when it is not a capacity refusal or waited enough. */
+function capacityRetryDelay(error: unknown, waited: number): number | undefined {
+  if (!(error instanceof OverloadedError) || waited >= MAX_CAPACITY_WAIT_MS) return undefined;
+  return Math.min(error.retryAfterMs, MAX_CAPACITY_WAIT_MS - waited);
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts (the caller then sees it aborted). */
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

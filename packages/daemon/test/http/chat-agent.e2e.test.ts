@@ -60,21 +60,29 @@ describe('runtime refusals end the turn with turn_error and the runtime code', (
     stream.close();
   });
 
-  test('SCH-14 a model call that finds the one slot taken and no queue ends turn_error model_overloaded', async () => {
+  test('SCH-14 + issue 19 item 10: a turn whose model call finds the one slot taken waits for it, then runs', async () => {
     const busy = await session(sluice.url);
     const holding = await prompt(sluice.url, busy.sessionId, 'hold the slot');
     await expect.poll(async () => (await api(sluice.url, 'GET', '/runtime/snapshot')).body.executing).toBe(1);
     const other = await session(sluice.url);
-    const refused = await prompt(sluice.url, other.sessionId, 'no room');
-    const done = await other.stream.waitFor((f) => terminal(f) && f.data.promptId === refused);
-    expect(done.event).toBe('turn_error');
-    expect(done.data.data).toMatchObject({ promptId: refused, code: 'model_overloaded' });
-    // the session admitted it (202) — the model runtime refused it; the session is free again
-    expect((await api(sluice.url, 'GET', `/session/${other.sessionId}/pending-prompts`)).body).toEqual({
-      pendingPrompts: [],
-    });
+    const waiting = await prompt(sluice.url, other.sessionId, 'no room yet');
+    // The runtime refuses the call (model_overloaded, 1 s Retry-After); the turn waits instead of
+    // failing: the prompt stays pending and no terminal event comes.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(other.stream.frames.some((f) => terminal(f) && f.data.promptId === waiting)).toBe(false);
+    const pending = await api(sluice.url, 'GET', `/session/${other.sessionId}/pending-prompts`);
+    expect(pending.body.pendingPrompts.map((p: { promptId: string }) => p.promptId)).toEqual([waiting]);
+    // The slot frees: the waiting turn's call gets it.
     await api(sluice.url, 'POST', `/session/${busy.sessionId}/cancel`);
     await busy.stream.waitFor((f) => terminal(f) && f.data.promptId === holding);
+    await expect
+      .poll(async () => (await api(sluice.url, 'GET', '/runtime/snapshot')).body.jobs?.[0]?.sessionId, {
+        timeout: 5_000,
+      })
+      .toBe(other.sessionId);
+    await api(sluice.url, 'POST', `/session/${other.sessionId}/cancel`);
+    const done = await other.stream.waitFor((f) => terminal(f) && f.data.promptId === waiting);
+    expect(done.data.data).toMatchObject({ stopReason: 'cancelled' });
     busy.stream.close();
     other.stream.close();
   });
