@@ -91,9 +91,8 @@ describe('runtime refusals end the turn with turn_error and the runtime code', (
     const { sessionId, stream } = await session(sluice.url);
     const secret = 'the-prompt-text-must-not-leak-4711';
     const promptId = await prompt(sluice.url, sessionId, secret);
-    await expect
-      .poll(async () => (await api(sluice.url, 'GET', '/runtime/snapshot')).body.jobs.length)
-      .toBe(1);
+    // The call executes once its request record is confirmed (SCH-9): wait for that state.
+    await expect.poll(async () => (await api(sluice.url, 'GET', '/runtime/snapshot')).body.executing).toBe(1);
     const snapshot = await api(sluice.url, 'GET', '/runtime/snapshot');
     expect(snapshot.body).toMatchObject({
       accepting: true,
