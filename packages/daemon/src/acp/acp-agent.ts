@@ -4,7 +4,12 @@ import * as acp from '@agentclientprotocol/sdk';
 import type { AcpDaemon } from './acp-daemon.js';
 import { HttpError } from '../wire/index.js';
 import { isAbsolute } from 'node:path';
-import { DaemonDrainingError, InvalidCwdError, type ContentBlock } from '../sessions/index.js';
+import {
+  DaemonDrainingError,
+  InvalidCwdError,
+  WorkspaceMismatchError,
+  type ContentBlock,
+} from '../sessions/index.js';
 import { unsupportedSetting } from './errors.js';
 import {
   listSessionsParams,
@@ -72,14 +77,29 @@ const setModelParams = {
  * (`workspaceCwd`, `createdAt`, `clientCount`, `hasActivePrompt`), which the official client's
  * `listWorkspaceSessions` hands its caller as it does a REST page.
  */
-function listPage(bridge: AcpDaemon['bridge'], params: ListSessionsParams): acp.ListSessionsResponse {
-  const start = parseCursor(params.cursor);
+/**
+ * One page of the workspace's sessions, live and stored, as REST lists them (issue 19 item 16):
+ * after a restart a client finds the sessions it can load. The cursor is REST's.
+ */
+async function listPage(
+  bridge: AcpDaemon['bridge'],
+  params: ListSessionsParams,
+): Promise<acp.ListSessionsResponse> {
   const size = params.size === undefined ? ACP_LIST_PAGE_SIZE : pageSize(params.size);
-  const all = bridge.listSessions(params.cwd);
-  const page = all.slice(start, start + size);
-  const next = start + page.length;
+  const cursor = params.cursor ?? undefined;
+  let page: Awaited<ReturnType<AcpDaemon['bridge']['listWorkspaceSessions']>>;
+  try {
+    page = await bridge.listWorkspaceSessions(params.cwd, {
+      size,
+      ...(cursor === undefined || cursor === '' ? {} : { cursor }),
+    });
+  } catch (error) {
+    // A workspace this daemon does not serve has no sessions here.
+    if (error instanceof WorkspaceMismatchError) return { sessions: [] };
+    throw error;
+  }
   return {
-    sessions: page.map((summary) => ({
+    sessions: page.sessions.map((summary) => ({
       sessionId: summary.sessionId,
       cwd: summary.cwd,
       updatedAt: new Date(summary.updatedAt).toISOString(),
@@ -89,7 +109,7 @@ function listPage(bridge: AcpDaemon['bridge'], params: ListSessionsParams): acp.
       clientCount: summary.clientCount,
       hasActivePrompt: summary.hasActivePrompt,
     })),
-    ...(next < all.length ? { nextCursor: String(next) } : {}),
+    ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
   };
 }
 
@@ -100,18 +120,6 @@ function cwdOf(params: { cwd?: string }): { cwd?: string } {
 function pageSize(size: number): number {
   if (Number.isSafeInteger(size) && size >= 1) return Math.min(size, ACP_LIST_PAGE_SIZE);
   throw new HttpError(400, 'invalid_size', `size must be a positive integer, got ${String(size)}`);
-}
-
-function parseCursor(cursor: string | null | undefined): number {
-  if (cursor === undefined || cursor === null || cursor === '') return 0;
-  const value = /^\d+$/.test(cursor) ? Number(cursor) : NaN;
-  if (!Number.isSafeInteger(value))
-    throw new HttpError(
-      400,
-      'invalid_cursor',
-      `cursor must be one this daemon handed out, got ${describeValue(cursor)}`,
-    );
-  return value;
 }
 
 /**

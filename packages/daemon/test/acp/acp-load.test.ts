@@ -76,6 +76,21 @@ describe('ACP session/load and session/resume after a restart (PROTOCOL §4, §8
     }
   });
 
+  test('§8 / issue 19 item 16: session/list after a restart includes the stored sessions, as REST does', async () => {
+    const sessionId = await storedSession();
+    server = await startInProcess({ dataDir: dir, workspace: dir });
+    const { connection } = connectAcpHttp(server.url);
+    try {
+      await connection.agent.request('initialize', INITIALIZE);
+      const page = (await connection.agent.request('session/list', { cwd: dir })) as {
+        sessions: Array<{ sessionId: string }>;
+      };
+      expect(page.sessions.map((session) => session.sessionId)).toContain(sessionId);
+    } finally {
+      connection.close();
+    }
+  });
+
   test('§8 session/load of an unknown session → -32002 session_not_found', async () => {
     server = await startInProcess({ dataDir: dir, workspace: dir });
     const { connection } = connectAcpHttp(server.url);

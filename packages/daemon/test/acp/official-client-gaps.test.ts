@@ -113,7 +113,16 @@ describe('the official client over /acp (PROTOCOL §8)', () => {
       rpc(4, 'session/list', { workspaceCwd, _meta: { size: 2 } }),
     );
     expect(page.result.sessions).toHaveLength(2);
-    expect(page.result.nextCursor).toBe('2');
+    // The cursor is REST's listing cursor (stored sessions included, issue 19 item 16).
+    expect(page.result.nextCursor).toEqual(expect.any(String));
+    const rest = await answerOf(
+      server.url,
+      headers,
+      conn,
+      rpc(6, 'session/list', { workspaceCwd, cursor: page.result.nextCursor }),
+    );
+    expect(rest.result.sessions).toHaveLength(1);
+    expect(rest.result.nextCursor).toBeUndefined();
     expect(page.result.sessions[0]).toMatchObject({
       sessionId: expect.any(String),
       cwd: workspaceCwd,
