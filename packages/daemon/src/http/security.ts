@@ -40,6 +40,29 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
+/**
+ * The session credential's caller the gate resolved for a gateway request, so the route reads
+ * it rather than hashing and looking the credential up a second time.
+ */
+const gatewayCallers = new WeakMap<FastifyRequest, GatewayCaller>();
+
+/** The live session credential's caller of a gateway request, as the security gate found it. */
+export function gatewayCallerOf(request: FastifyRequest): GatewayCaller | undefined {
+  return gatewayCallers.get(request);
+}
+
+/** Resolves a session credential on a gateway request; true when it is live (and remembered). */
+function liveCredential(
+  request: FastifyRequest,
+  given: string,
+  credentials: { resolve(token: string): GatewayCaller | undefined },
+): boolean {
+  const caller = credentials.resolve(given);
+  if (caller === undefined) return false;
+  gatewayCallers.set(request, caller);
+  return true;
+}
+
 /** Whether `url` is on the model gateway (`/v1/…`). */
 function isGatewayUrl(url: string): boolean {
   return url.startsWith('/v1/');
@@ -125,7 +148,7 @@ export function securityGate(options: SecurityOptions) {
       const header = request.headers.authorization;
       if (header === undefined || credentials === undefined || !isGatewayUrl(request.url)) return done();
       const given = bearerToken(header);
-      if (given === undefined || !isSessionCredential(given) || credentials.resolve(given) !== undefined)
+      if (given === undefined || !isSessionCredential(given) || liveCredential(request, given, credentials))
         return done();
       return unauthorized(reply);
     }
@@ -134,7 +157,7 @@ export function securityGate(options: SecurityOptions) {
     const given = bearerToken(request.headers.authorization);
     if (given !== undefined && tokensEqual(given, token)) return done();
     if (given !== undefined && credentials !== undefined && isGatewayUrl(request.url)) {
-      if (isSessionCredential(given) && credentials.resolve(given) !== undefined) return done();
+      if (isSessionCredential(given) && liveCredential(request, given, credentials)) return done();
     }
     unauthorized(reply);
   };

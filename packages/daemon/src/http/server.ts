@@ -103,7 +103,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   promptRoutes(app, sessions);
   eventRoutes(app, sessions, heartbeatMs);
   permissionRoutes(app, sessions, permissions);
-  gatewayRoutes(app, { runtime: daemon.runtime, credentials: daemon.credentials, journal: daemon.journal });
+  gatewayRoutes(app, { runtime: daemon.runtime, journal: daemon.journal });
   acpRoutes(app, daemon, heartbeatMs, {
     ...(logger === undefined
       ? {}

@@ -12,15 +12,13 @@ import {
   type ChatRequest,
   type CompletionHead,
   type GatewayCaller,
-  type SessionCredentials,
 } from '../../gateway/index.js';
 import { HttpError } from '../../wire/index.js';
-import { bearerToken } from '../security.js';
+import { gatewayCallerOf } from '../security.js';
 
 /** What the model gateway routes use. */
 export interface GatewayDeps {
   runtime: ModelRuntime;
-  credentials: SessionCredentials;
   journal: Journal;
 }
 
@@ -35,7 +33,7 @@ export function gatewayRoutes(app: FastifyInstance, deps: GatewayDeps): void {
     const answer = openAIError(error);
     void reply.code(answer.statusCode).headers(answer.headers).send(answer.body);
   };
-  const { runtime, credentials } = deps;
+  const { runtime } = deps;
 
   app.get('/v1/models', { errorHandler }, () => {
     const { provider } = runtime;
@@ -51,8 +49,8 @@ export function gatewayRoutes(app: FastifyInstance, deps: GatewayDeps): void {
 
   app.post('/v1/chat/completions', { errorHandler }, async (request, reply) => {
     const chat = readChatRequest(request.body);
-    const token = bearerToken(request.headers.authorization);
-    const caller = token === undefined ? undefined : credentials.resolve(token);
+    // The security gate resolved a session credential already (a daemon token names no session).
+    const caller = gatewayCallerOf(request);
     const head: CompletionHead = {
       id: '',
       created: Math.floor(Date.now() / 1000),
