@@ -93,22 +93,29 @@ export function httpStatusError(endpoint: string, answer: PostedAnswer): Provide
     parsed = undefined;
   }
   const body = parsed as { error?: unknown } | undefined;
-  const error = (body && typeof body === 'object' && 'error' in body ? body.error : parsed) as
-    { code?: unknown; type?: unknown } | undefined;
-  const reason = detail(error?.code ?? error?.type);
+  const error = body && typeof body === 'object' && 'error' in body ? body.error : parsed;
   const retryAfter = answer.headers['retry-after'];
-  const upstream = {
-    status: answer.status,
-    error,
-    ...(typeof retryAfter === 'string' && retryAfter !== '' ? { retryAfter } : {}),
-  };
+  return statusError(endpoint, answer.status, error, typeof retryAfter === 'string' ? retryAfter : undefined);
+}
+
+/**
+ * An upstream's HTTP error answer, however it was read (here or by the SDK): the message keeps
+ * only identifier-like `code`/`type` (the error's message may quote the request); the upstream's
+ * error object and `Retry-After` travel apart, for the gateway to relay.
+ */
+export function statusError(
+  endpoint: string,
+  status: number,
+  error: unknown,
+  retryAfter: string | undefined,
+  named = error as { code?: unknown; type?: unknown } | undefined,
+): ProviderError {
+  const upstream = { status, error, ...(retryAfter ? { retryAfter } : {}) };
   return new ProviderError(
-    `${endpoint} answered HTTP ${answer.status}${reason}`,
-    retryableStatus(answer.status),
-    answer.status,
-    {
-      upstream,
-    },
+    `${endpoint} answered HTTP ${status}${detail(named?.code ?? named?.type)}`,
+    retryableStatus(status),
+    status,
+    { upstream },
   );
 }
 

@@ -10,7 +10,7 @@ import type {
   ProviderCallOptions,
   Usage,
 } from '../types.js';
-import { JsonPoster, detail, httpStatusError, retryableStatus } from './openai-http.js';
+import { JsonPoster, detail, httpStatusError, statusError } from './openai-http.js';
 import { chunkEvents, streamingBody, stopReasonOf, toolCallsOf, usageOf, wireBody } from './openai-wire.js';
 
 type CompleteParams = OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
@@ -257,18 +257,10 @@ function toProviderError(endpoint: string, error: unknown): ProviderError {
     });
   }
   if (error instanceof APIError) {
-    // The body's message may quote the request, so only identifier-like `code`/`type` are kept.
-    const reason = detail(error.code ?? error.type);
-    if (error.status === undefined) return new ProviderError(`${endpoint} reported an error${reason}`, false);
-    // The upstream's own answer travels separately, for the gateway to relay to its client.
+    if (error.status === undefined)
+      return new ProviderError(`${endpoint} reported an error${detail(error.code ?? error.type)}`, false);
     const retryAfter = error.headers?.get('retry-after') ?? undefined;
-    const upstream = { status: error.status, error: error.error, ...(retryAfter ? { retryAfter } : {}) };
-    return new ProviderError(
-      `${endpoint} answered HTTP ${error.status}${reason}`,
-      retryableStatus(error.status),
-      error.status,
-      { upstream },
-    );
+    return statusError(endpoint, error.status, error.error, retryAfter, error);
   }
   if (error instanceof SyntaxError) return new ProviderError(`${endpoint} sent a malformed response`, false);
   if (error instanceof TypeError || networkCode(error) !== undefined) {
