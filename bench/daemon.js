@@ -5,14 +5,13 @@
 // idle session next to a bare server's; start-to-first-answer next to a bare server's.
 // Every child is killed and every temporary directory removed before the section returns.
 import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { childEnv, children, cleanUp, listeningUrl, spawnNode, stopChild, tempDir } from './children.js';
 import { fmt, medianBy, met, table } from './lib.js';
 
 const MAIN = fileURLToPath(new URL('../packages/daemon/dist/bundle/sluice.js', import.meta.url));
@@ -47,81 +46,6 @@ http
     process.stdout.write('sluice listening on http://127.0.0.1:' + this.address().port + '\\n');
   });
 `;
-
-// ---------------------------------------------------------------- children and temp dirs
-
-const children = new Set();
-const tempDirs = new Set();
-
-function tempDir(prefix) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  tempDirs.add(dir);
-  return dir;
-}
-
-function childEnv(extra = {}) {
-  return {
-    ...process.env,
-    SLUICE_TOKEN: undefined,
-    QWEN_SERVER_TOKEN: undefined,
-    SLUICE_LOG_LEVEL: 'warn',
-    ...extra,
-  };
-}
-
-/** Spawns `node ...args`, keeps the tail of its stderr, and tracks it until it exits. */
-function spawnNode(args, env = childEnv(), stdout = 'pipe') {
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', stdout, 'pipe'] });
-  children.add(child);
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-4_096)));
-  child.stderrTail = () => stderr;
-  child.exited = new Promise((resolve) =>
-    child.once('exit', (code, signal) => {
-      children.delete(child);
-      resolve(code ?? signal);
-    }),
-  );
-  return child;
-}
-
-/** SIGTERM, then SIGKILL after `graceMs`; resolves once the child is gone. */
-async function stopChild(child, graceMs = 3_000) {
-  if (child.exitCode === null && child.signalCode === null) {
-    child.kill('SIGTERM');
-    const force = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    await child.exited;
-    clearTimeout(force);
-  }
-}
-
-async function cleanUp() {
-  await Promise.all([...children].map((child) => stopChild(child, 1_000)));
-  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
-  tempDirs.clear();
-}
-
-/** Resolves with the URL of the child's `… listening on <url>` line. */
-function listeningUrl(child, timeoutMs = 15_000) {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => fail(new Error(`no listening line within ${timeoutMs} ms`)), timeoutMs);
-    const fail = (error) => {
-      clearTimeout(timer);
-      child.kill('SIGKILL');
-      reject(new Error(`${error.message}\n${child.stderrTail()}`));
-    };
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+)\n/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    void child.exited.then((code) => fail(new Error(`exited with ${code} before listening`)));
-  });
-}
 
 /** `sluice serve` on a free loopback port with a fresh data dir and workspace. */
 async function startDaemon(args = []) {

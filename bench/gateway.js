@@ -3,12 +3,12 @@
 // upstream is a minimal fast OpenAI-compatible server in a child process of its own. Reports the
 // latency the gateway adds per non-streamed call (p50, p99) and per streamed chunk, and the
 // throughput ratio at concurrency 4. Every child is killed and every temporary directory removed.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childEnv, children, listeningUrl, spawnNode } from './children.js';
 import { closedLoop, fmt, medianBy, met, roundRobin, table } from './lib.js';
 
 const MAIN = fileURLToPath(new URL('../packages/daemon/dist/bundle/sluice.js', import.meta.url));
@@ -66,45 +66,6 @@ http.createServer((req, res) => {
 });
 `;
 
-const children = new Set();
-
-function spawnNode(args, env) {
-  const child = spawn(process.execPath, args, {
-    env: {
-      ...process.env,
-      SLUICE_TOKEN: undefined,
-      QWEN_SERVER_TOKEN: undefined,
-      SLUICE_LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (c) => (stderr = (stderr + c).slice(-4_096)));
-  child.exited = new Promise((resolve) =>
-    child.once('exit', (code) => (children.delete(child), resolve(code))),
-  );
-  child.stderrTail = () => stderr;
-  return child;
-}
-
-function listeningUrl(child) {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`no listening line\n${child.stderrTail()}`)), 15_000);
-    child.stdout.setEncoding('utf8').on('data', (c) => {
-      out += c;
-      const match = /listening on (http:\/\/\S+)\n/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    void child.exited.then((code) => reject(new Error(`exited with ${code}\n${child.stderrTail()}`)));
-  });
-}
-
 /** One POST; resolves with the response body once it ended (a stream: its last frame). */
 function post(url, body, agent) {
   return new Promise((resolve, reject) => {
@@ -145,7 +106,10 @@ export async function benchGateway({ quick = false } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-gateway-'));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
   try {
-    const upstream = spawnNode(['-e', UPSTREAM], { CHUNKS: String(CHUNKS), SLOW_MS: String(SLOW_MS) });
+    const upstream = spawnNode(
+      ['-e', UPSTREAM],
+      childEnv({ CHUNKS: String(CHUNKS), SLOW_MS: String(SLOW_MS) }),
+    );
     const upstreamUrl = await listeningUrl(upstream);
     const daemon = spawnNode([
       MAIN,

@@ -2,13 +2,12 @@
 // Every 5 s it prints the daemon's RSS, prompts accepted / refused (503) / ended, what is still
 // pending, and /health latency; at the end it checks that every accepted prompt ended exactly
 // once. Flags: --minutes=3 --sessions=24 --load=3 (multiple of capacity) --prompt-bytes=4096.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { setInterval, clearInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
+import { cleanUp, listeningUrl, spawnNode, stopChild, tempDir } from './children.js';
 
 const MAIN = fileURLToPath(new URL('../packages/daemon/dist/bundle/sluice.js', import.meta.url));
 const flag = (name, fallback) => {
@@ -75,37 +74,26 @@ function rssMiB(pid) {
 }
 
 async function main() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-soak-'));
-  const child = spawn(
-    process.execPath,
-    [
-      MAIN,
-      'serve',
-      '--port',
-      '0',
-      '--data-dir',
-      path.join(dir, 'data'),
-      '--workspace',
-      dir,
-      '--echo-delay-ms',
-      String(ECHO_MS),
-      '--model-max-concurrency',
-      String(SLOTS),
-      '--model-max-queued',
-      '64',
-      '--max-sessions',
-      String(SESSIONS + 8),
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SLUICE_LOG_LEVEL: 'warn' } },
-  );
-  const base = await new Promise((resolve) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve(match[1]);
-    });
-  });
+  const dir = tempDir('sluice-soak-');
+  const child = spawnNode([
+    MAIN,
+    'serve',
+    '--port',
+    '0',
+    '--data-dir',
+    path.join(dir, 'data'),
+    '--workspace',
+    dir,
+    '--echo-delay-ms',
+    String(ECHO_MS),
+    '--model-max-concurrency',
+    String(SLOTS),
+    '--model-max-queued',
+    '64',
+    '--max-sessions',
+    String(SESSIONS + 8),
+  ]);
+  const base = await listeningUrl(child);
   const terminals = new Map();
   const accepted = new Set();
   let refused = 0;
@@ -172,9 +160,8 @@ async function main() {
     `accepted ${accepted.size}, refused ${refused}; without a terminal event: ${missing}; with more than one: ${twice}; RSS at the end ${rssMiB(child.pid).toFixed(1)} MiB`,
   );
   for (const stream of streams) stream.destroy();
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('close', resolve));
-  fs.rmSync(dir, { recursive: true, force: true });
+  await stopChild(child);
+  await cleanUp();
   if (missing > 0 || twice > 0) process.exit(1);
 }
 
