@@ -87,6 +87,17 @@ export class OutboundMerger {
     this.addSubscription(subscription);
   }
 
+  /**
+   * Replaces one of several subscriptions (a `session/load` on a connection that streams more
+   * than one session). A frame the old one had read but not handed out is dropped with it: the
+   * new one's replay has it, and it must reach the reader once.
+   */
+  replaceOne(old: Subscription, subscription: Subscription, resume?: Resume): void {
+    old.close();
+    for (const source of this.sources) if (source.subscription === old) this.sources.delete(source);
+    this.addSubscription(subscription, resume);
+  }
+
   /** Queues a message of the agent side (a response). */
   push(message: AnyMessage): void {
     if (this.closed) return;

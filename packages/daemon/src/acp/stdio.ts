@@ -124,12 +124,9 @@ class StdioSessionStreams {
 
   attach(sessionId: string, replay: boolean): void {
     const current = this.subscriptions.get(sessionId);
-    if (current !== undefined && !current.ended) {
-      // Attached already: only `session/load` needs more, the history again (ACP: load replays
-      // the whole conversation). The replay covers what the old subscription had not written.
-      if (!replay) return;
-      current.close();
-    }
+    // Attached already: only `session/load` needs more, the history again (ACP: load replays the
+    // whole conversation). The replay covers what the old subscription had not written.
+    if (current !== undefined && !current.ended && !replay) return;
     try {
       const bus = this.daemon.bridge.streams.busFor(sessionId);
       const after = replay ? 0 : bus.lastEventId;
@@ -137,15 +134,17 @@ class StdioSessionStreams {
       this.subscriptions.set(sessionId, following);
       // stdio has no reconnect: a reader the bus evicted (stdout slower than the events) picks
       // up where it was, from the bus's replay — while the session is still attached.
-      this.out.addSubscription(following, {
+      const resume = {
         after,
-        subscribe: (lastEventId) => {
+        subscribe: (lastEventId: number) => {
           if (this.subscriptions.get(sessionId) !== following) throw new Error('session detached');
           following = bus.subscribe({ lastEventId });
           this.subscriptions.set(sessionId, following);
           return following;
         },
-      });
+      };
+      if (current === undefined) this.out.addSubscription(following, resume);
+      else this.out.replaceOne(current, following, resume);
     } catch (error) {
       this.log(error, `acp stdio subscribe ${sessionId}`);
     }

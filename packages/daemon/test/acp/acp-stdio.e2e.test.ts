@@ -142,6 +142,34 @@ describe('sluice acp: session/load of a live session (PROTOCOL §8)', () => {
     // Checked as soon as the answer arrived: the history comes before it, exactly once.
     expect(log.updates.map((u) => u.update.sessionUpdate)).toEqual(live);
   });
+
+  test('§8 / issue 19 item 17: session/load in the middle of a streamed answer replays each frame once', async () => {
+    const { connection, log, workspace } = spawnAcp();
+    await connection.agent.request('initialize', INITIALIZE);
+    const { sessionId } = await connection.agent.request('session/new', { cwd: workspace, mcpServers: [] });
+    const long = 'stream me '.repeat(6_000);
+    const answered = connection.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: long }],
+    });
+    // Reload while the answer is still streaming: frames are in flight in the old subscription.
+    await expect
+      .poll(() => log.updates.filter((u) => u.update.sessionUpdate === 'agent_message_chunk').length)
+      .toBeGreaterThan(5);
+    await connection.agent.request('session/load', { sessionId, cwd: workspace, mcpServers: [] });
+    await expect(answered).resolves.toEqual({ stopReason: 'end_turn' });
+    const texts = log.updates.map((u) => (u.update as { content?: { text?: string } }).content?.text);
+    // The replay starts with the prompt again; from there on, every delta arrives exactly once.
+    const replayStart = texts.lastIndexOf(long);
+    expect(replayStart).toBeGreaterThan(0);
+    const replayed = log.updates
+      .slice(replayStart + 1)
+      .filter((u) => u.update.sessionUpdate === 'agent_message_chunk')
+      .map((u) => (u.update as { content: { text: string } }).content.text)
+      .join('');
+    expect(replayed.length).toBe(`Echo: ${long}`.length);
+    expect(replayed).toBe(`Echo: ${long}`);
+  });
 });
 
 describe('sluice acp: a long streamed answer does not deafen the session (PROTOCOL §8)', () => {

@@ -76,6 +76,36 @@ describe('OutboundMerger', () => {
     expect(await again).toEqual({ message: { jsonrpc: '2.0', id: 2, result: null } });
   });
 
+  test('§8 / issue 19 item 17: replacing one session subscription (a reload) writes no frame twice', async () => {
+    const bus = new EventBus();
+    const other = new EventBus();
+    const merger = new OutboundMerger(translate(new Set()));
+    const first = bus.subscribe();
+    merger.addSubscription(first);
+    merger.addSubscription(other.subscribe());
+    // The writer leaves after the merger had read a frame from the bus but before handing it out.
+    let detached = false;
+    const reading = merger.next(() => detached);
+    detached = true;
+    bus.publish({ type: 'turn_complete', data: { stopReason: 'end_turn' } });
+    await expect(reading).resolves.toBeUndefined();
+    // session/load: the session's subscription is replaced by one replaying its history.
+    merger.replaceOne(first, bus.subscribe({ lastEventId: 0 }));
+    other.publish({ type: 'turn_complete', data: { stopReason: 'cancelled' } });
+    const written: Array<{ kind: string; data: unknown }> = [];
+    for (let i = 0; i < 3; i++)
+      written.push((await merger.next())?.message as unknown as { kind: string; data: unknown });
+    const kinds = written.map((m) => (m as unknown as { params: { kind: string; data: unknown } }).params);
+    // The reloaded session's frame once (from the replay), and the other session's frame.
+    expect(kinds.filter((k) => JSON.stringify(k.data) === '{"stopReason":"end_turn"}')).toHaveLength(1);
+    expect(kinds.map((k) => k.kind).sort()).toEqual(['replay_complete', 'turn_complete', 'turn_complete']);
+    await expect(Promise.race([merger.next(), Promise.resolve('nothing more')])).resolves.toBe(
+      'nothing more',
+    );
+    expect(first.ended).toBe(true);
+    merger.close();
+  });
+
   test('§8 a session stream waits for unanswered requests of its session before it ends', async () => {
     const bus = new EventBus();
     let unanswered = 1;
