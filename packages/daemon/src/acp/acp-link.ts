@@ -48,6 +48,8 @@ export interface AcpLinkOptions {
   /** Called after this connection created or attached a session (`replay`: load its history). */
   onAttach(sessionId: string, replay: boolean): void;
   onDetach(sessionId: string): void;
+  /** The client answered the permission request `requestId` (with a vote or an error). */
+  onPermissionAnswer?(requestId: string): void;
   log(error: unknown, context: string): void;
 }
 
@@ -223,10 +225,11 @@ export class AcpLink {
   /** A client's answer to `session/request_permission`: its id is the broker's requestId. */
   private vote(message: AnyResponse): void {
     if (typeof message.id !== 'string') return;
-    const outcome =
-      'error' in message
-        ? { outcome: 'cancelled' }
-        : (message.result as { outcome?: unknown } | null)?.outcome;
+    this.options.onPermissionAnswer?.(message.id);
+    // An error answer is this client's failure to ask its user, not a vote: `cancelled` would
+    // abort the turn for every client. The request stays open for the others (and the timeout).
+    if ('error' in message) return;
+    const outcome = (message.result as { outcome?: unknown } | null)?.outcome;
     const sessionId = this.options.daemon.permissions.sessionOf(message.id);
     const clientId = sessionId === undefined ? undefined : this.clients.get(sessionId);
     try {

@@ -1,6 +1,12 @@
 import type { AnyMessage } from '@agentclientprotocol/sdk';
 import type { EventFrame } from '../events/index.js';
 
+/** ACP's notification that withdraws a request the other side has not answered yet. */
+export const ACP_CANCEL_REQUEST = '$/cancel_request';
+
+/** Permission requests one connection remembers having asked; beyond this the oldest is forgotten. */
+const MAX_ASKED = 1024;
+
 /** Vendor notification carrying every session event ACP has no method for (PROTOCOL §8). */
 export const QWEN_NOTIFY = '_qwen/notify';
 
@@ -36,4 +42,38 @@ export function eventToAcpMessage(
       };
   }
   return { jsonrpc: '2.0', method: QWEN_NOTIFY, params: { kind: type, data } };
+}
+
+/**
+ * Session events as ACP messages for one connection (see {@link eventToAcpMessage}). It remembers
+ * which permission requests it handed to this client as open `session/request_permission`
+ * requests, so that one resolved elsewhere — another client's vote, the timeout, the turn's end —
+ * is withdrawn with `$/cancel_request` (ACP cancellation) after its `permission_resolved`
+ * notification: the client can close its dialog. A client that answered is not told.
+ */
+export class AcpEventTranslator {
+  private readonly asked = new Set<string>();
+
+  constructor(private readonly isOpenPermission: (requestId: string) => boolean) {}
+
+  /** The frame's message, followed by a `$/cancel_request` when it withdraws a question asked here. */
+  readonly translate = (frame: EventFrame): AnyMessage | readonly AnyMessage[] => {
+    const message = eventToAcpMessage(frame, this.isOpenPermission);
+    const requestId = (frame.envelope.data as { requestId?: unknown } | null)?.requestId;
+    if (typeof requestId !== 'string') return message;
+    if (frame.type === 'permission_request' && 'id' in message) this.remember(requestId);
+    else if (frame.type === 'permission_resolved' && this.asked.delete(requestId))
+      return [message, { jsonrpc: '2.0', method: ACP_CANCEL_REQUEST, params: { requestId } }];
+    return message;
+  };
+
+  /** The client answered `requestId` (a vote or an error): nothing to withdraw from it. */
+  answered(requestId: string): void {
+    this.asked.delete(requestId);
+  }
+
+  private remember(requestId: string): void {
+    this.asked.add(requestId);
+    if (this.asked.size > MAX_ASKED) this.asked.delete(this.asked.values().next().value as string);
+  }
 }

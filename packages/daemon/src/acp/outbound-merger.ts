@@ -38,18 +38,21 @@ interface Source {
 export class OutboundMerger {
   private readonly sources = new Set<Source>();
   private readonly direct = new LinkedQueue<AnyMessage>();
+  /** Messages a frame translated into after its first one; written before anything else. */
+  private readonly followers = new LinkedQueue<AnyMessage>();
   private wake: (() => void) | undefined;
   private closed = false;
   private subscribed = false;
 
   /**
-   * @param translate turns a bus frame into its ACP message.
+   * @param translate turns a bus frame into its ACP message (or messages: the first carries the
+   *   frame's event id).
    * @param mayEnd for a session stream: `next()` ends once its subscription ended (the session
    *   closed), the direct messages are read and `mayEnd()` agrees (no request of the session is
    *   still unanswered — a client fails those when the stream ends). Absent: never ends by itself.
    */
   constructor(
-    private readonly translate: (frame: EventFrame) => AnyMessage,
+    private readonly translate: (frame: EventFrame) => AnyMessage | readonly AnyMessage[],
     private readonly mayEnd?: () => boolean,
   ) {}
 
@@ -148,6 +151,8 @@ export class OutboundMerger {
   }
 
   private take(): OutboundItem | undefined {
+    const follower = this.followers.dequeue();
+    if (follower !== undefined) return { message: follower };
     for (const source of this.sources) {
       let frame = source.held;
       source.held = undefined;
@@ -179,7 +184,13 @@ export class OutboundMerger {
   }
 
   private item(frame: EventFrame): OutboundItem {
-    const message = this.translate(frame);
+    const translated = this.translate(frame);
+    let message: AnyMessage;
+    if (Array.isArray(translated)) {
+      const [first, ...rest] = translated as readonly AnyMessage[];
+      message = first!;
+      for (const follower of rest) this.followers.enqueue(follower);
+    } else message = translated as AnyMessage;
     return frame.id === undefined ? { message } : { message, eventId: frame.id };
   }
 

@@ -2,7 +2,7 @@ import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
 import type { AcpDaemon } from './acp-daemon.js';
 import type { Subscription } from '../events/index.js';
 import { AcpLink } from './acp-link.js';
-import { eventToAcpMessage } from './event-translation.js';
+import { AcpEventTranslator } from './event-translation.js';
 import { asJsonRpcMessage, idOf, rpcErrorResponse } from './json-rpc-message.js';
 import { positiveInteger } from '../validate.js';
 import { OutboundMerger } from './outbound-merger.js';
@@ -40,13 +40,15 @@ export function serveAcpStream(
     'maxOutstanding',
     options.maxOutstanding ?? DEFAULT_MAX_STDIO_OUTSTANDING,
   );
-  const out = new OutboundMerger((frame) => eventToAcpMessage(frame, (id) => daemon.permissions.isOpen(id)));
+  const translator = new AcpEventTranslator((id) => daemon.permissions.isOpen(id));
+  const out = new OutboundMerger(translator.translate);
   const streams = new StdioSessionStreams(daemon, out, options.log);
   const link = new AcpLink({
     daemon,
     deliver: (message) => out.push(message),
     onAttach: (sessionId, replay) => streams.attach(sessionId, replay),
     onDetach: (sessionId) => streams.detach(sessionId),
+    onPermissionAnswer: (requestId) => translator.answered(requestId),
     log: options.log,
   });
 

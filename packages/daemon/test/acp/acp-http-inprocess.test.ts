@@ -1,4 +1,6 @@
+import * as acp from '@agentclientprotocol/sdk';
 import type { RequestError } from '@agentclientprotocol/sdk';
+import { createHttpStream } from '@agentclientprotocol/sdk/experimental/http-client';
 import { afterEach, describe, expect, test } from 'vitest';
 import { api, openEvents } from '../helpers/http-client.js';
 import { AskingAgent, startInProcess, type InProcessDaemon } from '../helpers/in-process-daemon.js';
@@ -80,6 +82,101 @@ describe('permissions over ACP HTTP (PROTOCOL §7, §8)', () => {
       await events.waitFor((f) => f.event === 'permission_resolved');
       expect(events.frames.filter((f) => f.event === 'permission_resolved')).toHaveLength(1);
       events.close();
+    } finally {
+      connection.close();
+    }
+  });
+});
+
+describe('withdrawn and failed permission answers over ACP (issue 19 item 17)', () => {
+  /** An ACP client whose permission handler is `answer`, with the request's id and abort signal. */
+  function connectWithHandler(
+    base: string,
+    answer: (requestId: string, signal: AbortSignal) => Promise<acp.RequestPermissionResponse>,
+  ): acp.ClientConnection {
+    return acp
+      .client({ name: 'sluice-test' })
+      .onRequest('session/request_permission', ({ params, signal }) =>
+        answer((params._meta as { qwen: { requestId: string } }).qwen.requestId, signal),
+      )
+      .connect(createHttpStream(`${base}/acp`));
+  }
+
+  test('§7 a JSON-RPC error answer is not a vote: the request stays open and a REST vote decides it', async () => {
+    const agent = new AskingAgent();
+    server = await startInProcess({ permissionResponseTimeoutMs: 0 }, { agent });
+    const base = server.url;
+    let errored: (requestId: string) => void = () => {};
+    const answeredWithError = new Promise<string>((resolve) => (errored = resolve));
+    const connection = connectWithHandler(base, (requestId) => {
+      errored(requestId);
+      return Promise.reject(new Error('this client cannot show dialogs'));
+    });
+    try {
+      await connection.agent.request('initialize', INITIALIZE);
+      const { sessionId } = await connection.agent.request('session/new', {
+        cwd: server.daemon.config.workspace,
+        mcpServers: [],
+      });
+      const answer = connection.agent.request('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'text', text: 'may I?' }],
+      });
+      const requestId = await answeredWithError;
+      // The client writes its messages in order: once a later request is answered, the daemon
+      // has read the error answer. The permission request is still open for another client.
+      await new Promise((resolve) => setImmediate(resolve));
+      await connection.agent.request('session/list', { cwd: server.daemon.config.workspace });
+      expect(server.daemon.permissions.isOpen(requestId)).toBe(true);
+      const vote = await api(base, 'POST', `/permission/${requestId}`, {
+        body: { outcome: { outcome: 'selected', optionId: 'allow' } },
+      });
+      expect(vote.status).toBe(200);
+      await expect(answer).resolves.toEqual({ stopReason: 'end_turn' });
+      expect(agent.outcomes).toEqual([{ outcome: 'selected', optionId: 'allow' }]);
+    } finally {
+      connection.close();
+    }
+  });
+
+  test('§7 a request resolved elsewhere is withdrawn from the ACP client with $/cancel_request', async () => {
+    const agent = new AskingAgent();
+    server = await startInProcess({ permissionResponseTimeoutMs: 0 }, { agent });
+    const base = server.url;
+    let asked: (requestId: string) => void = () => {};
+    const askedId = new Promise<string>((resolve) => (asked = resolve));
+    let withdrawn = false;
+    const connection = connectWithHandler(
+      base,
+      (requestId, signal) =>
+        new Promise((resolve) => {
+          asked(requestId);
+          // The dialog stays up until the daemon withdraws the question.
+          signal.addEventListener('abort', () => {
+            withdrawn = true;
+            resolve({ outcome: { outcome: 'cancelled' } });
+          });
+        }),
+    );
+    try {
+      await connection.agent.request('initialize', INITIALIZE);
+      const { sessionId } = await connection.agent.request('session/new', {
+        cwd: server.daemon.config.workspace,
+        mcpServers: [],
+      });
+      const answer = connection.agent.request('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'text', text: 'may I?' }],
+      });
+      const requestId = await askedId;
+      const vote = await api(base, 'POST', `/session/${sessionId}/permission/${requestId}`, {
+        body: { outcome: { outcome: 'selected', optionId: 'deny' } },
+      });
+      expect(vote.status).toBe(200);
+      await expect(answer).resolves.toEqual({ stopReason: 'end_turn' });
+      await expect.poll(() => withdrawn).toBe(true);
+      // The withdrawn dialog's late `cancelled` answer changed nothing.
+      expect(agent.outcomes).toEqual([{ outcome: 'selected', optionId: 'deny' }]);
     } finally {
       connection.close();
     }

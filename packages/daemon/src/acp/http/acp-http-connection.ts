@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyMessage } from '@agentclientprotocol/sdk';
 import type { AcpDaemon } from '../acp-daemon.js';
-import type { EventFrame, SubscribeOptions } from '../../events/index.js';
+import type { SubscribeOptions } from '../../events/index.js';
 import { LinkedQueue } from '@sluice/runtime/queue';
 import { AcpLink, type AcpRoute } from '../acp-link.js';
-import { eventToAcpMessage } from '../event-translation.js';
+import { AcpEventTranslator } from '../event-translation.js';
 import { OutboundMerger } from '../outbound-merger.js';
 
 /** Limits of one ACP-over-HTTP connection. */
@@ -60,6 +60,7 @@ export class AcpHttpConnection {
       deliver: (message, route, sessionId) => this.deliver(message, route, sessionId),
       onAttach: (sessionId, replay) => this.onAttach(sessionId, replay),
       onDetach: () => {},
+      onPermissionAnswer: (requestId) => this.translator.answered(requestId),
       log,
     });
   }
@@ -157,8 +158,10 @@ export class AcpHttpConnection {
     this.parked.clear();
   }
 
-  private readonly translate = (frame: EventFrame): AnyMessage =>
-    eventToAcpMessage(frame, (requestId) => this.daemon.permissions.isOpen(requestId));
+  private readonly translator = new AcpEventTranslator((requestId) =>
+    this.daemon.permissions.isOpen(requestId),
+  );
+  private readonly translate = this.translator.translate;
 
   private deliver(message: AnyMessage, route: AcpRoute, sessionId: string | undefined): void {
     const stream = route.kind === 'session' ? this.sessionStreams.get(route.sessionId) : undefined;
