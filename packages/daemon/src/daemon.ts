@@ -1,6 +1,12 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { EchoProvider, ModelRuntime, type Journal, type ModelProvider } from '@sluice/runtime';
+import {
+  EchoProvider,
+  ModelRuntime,
+  type Journal,
+  type ModelProvider,
+  type SchedulerObserver,
+} from '@sluice/runtime';
 import { AcpAgentPool, ChatAgent, type AgentLog } from './agents/index.js';
 import {
   DaemonConfigError,
@@ -28,6 +34,8 @@ export interface DaemonParts {
   gatewayUrl?: () => string | undefined;
   /** Where external agents' stderr and process events go. */
   agentLog?: AgentLog;
+  /** Told of every model call's admission, refusal, slot and end (SCH-11). */
+  schedulerObserver?: SchedulerObserver;
 }
 
 /** The composed daemon: runtime, sessions (with their event streams), permissions and the agent. */
@@ -102,11 +110,17 @@ function openStorage(config: ResolvedDaemonConfig, parts: DaemonParts): Storage 
   };
 }
 
-function buildRuntime(config: ResolvedDaemonConfig, provider: ModelProvider, storage: Storage): ModelRuntime {
+function buildRuntime(
+  config: ResolvedDaemonConfig,
+  provider: ModelProvider,
+  storage: Storage,
+  observer: SchedulerObserver | undefined,
+): ModelRuntime {
   try {
     return new ModelRuntime({
       provider,
       journal: storage.journal,
+      ...(observer === undefined ? {} : { observer }),
       scheduler: {
         maxConcurrency: config.modelMaxConcurrency,
         maxQueued: config.modelMaxQueued,
@@ -128,7 +142,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
   requireDirectory(resolved.workspace);
   const provider = parts.provider ?? buildProvider(resolved);
   const storage = openStorage(resolved, parts);
-  const runtime = buildRuntime(resolved, provider, storage);
+  const runtime = buildRuntime(resolved, provider, storage, parts.schedulerObserver);
   // The broker publishes through the bridge, which drops events of sessions that are gone.
   const permissions = new PermissionBroker({
     responseTimeoutMs: resolved.permissionResponseTimeoutMs,

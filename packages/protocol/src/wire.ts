@@ -216,6 +216,10 @@ export interface TurnErrorData {
   message: string;
   code?: string;
   errorKind?: string;
+  /** Sending the prompt again may succeed (e.g. `model_overloaded`, `daemon_restarted`). */
+  retryable?: boolean;
+  /** How long to wait before sending it again, when the failure says (ms). */
+  retryAfterMs?: number;
   [key: string]: unknown;
 }
 

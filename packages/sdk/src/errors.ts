@@ -40,11 +40,21 @@ export class DaemonTurnError extends DaemonHttpError {
   readonly promptId: string;
   /** The `turn_error` event's `errorKind`, when the daemon sent one. */
   readonly errorKind: string | undefined;
+  /**
+   * True when sending the prompt again may succeed (`model_overloaded`, a provider's `429`,
+   * `daemon_restarted`): the daemon says so in the event; wait `retryAfterMs` when it is set.
+   */
+  declare readonly retryable: boolean;
 
   constructor(readonly event: EventEnvelope<TurnErrorData>) {
     const data = event.data;
     const status = data.code === 'prompt_deadline_exceeded' ? 504 : 500;
-    super(status, data, `Prompt ${data.promptId} failed: ${data.message}`);
+    const retryAfterMs =
+      typeof data.retryAfterMs === 'number' && Number.isFinite(data.retryAfterMs) && data.retryAfterMs >= 0
+        ? data.retryAfterMs
+        : undefined;
+    super(status, data, `Prompt ${data.promptId} failed: ${data.message}`, retryAfterMs);
+    (this as { retryable: boolean }).retryable = data.retryable === true;
     this.promptId = data.promptId;
     this.errorKind = typeof data.errorKind === 'string' ? data.errorKind : undefined;
   }

@@ -1,7 +1,7 @@
 import type { PromptAccepted, PromptResult } from '@sluice/protocol';
 import { abortReason } from './abort.js';
 import { DEFAULT_FETCH_TIMEOUT_MS, MAX_TIMER_MS } from './defaults.js';
-import { DaemonPromptLostError, DaemonStreamEndedError } from './errors.js';
+import { DaemonPromptLostError, DaemonStreamEndedError, isDaemonTurnError } from './errors.js';
 import type { DaemonEvent, SubscribeOptions } from './events.js';
 import { pendingPromptPath, type HttpCore } from './http.js';
 import { postPrompt, type Admission, type PromptRequest } from './prompt-post.js';
@@ -85,7 +85,7 @@ export class PromptTurns {
     } catch (error) {
       // the daemon accepted the prompt: a retryable failure of the *stream* (429, 503) must not
       // invite the caller to post the prompt again — its outcome is unknown, not refused
-      if ((error as { retryable?: unknown } | null)?.retryable === true)
+      if (!isDaemonTurnError(error) && (error as { retryable?: unknown } | null)?.retryable === true)
         throw new DaemonStreamEndedError(sessionId, accepted.promptId, { cause: error });
       throw error;
     }

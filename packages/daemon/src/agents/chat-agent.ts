@@ -1,6 +1,6 @@
 import { setImmediate as turnOfTheLoop } from 'node:timers/promises';
 import {
-  OverloadedError,
+  retryOnCapacity,
   type ChatMessage,
   type ModelRuntime,
   type TaskBudget,
@@ -88,16 +88,10 @@ export class ChatAgent implements Agent {
    * are bounded by the session cap.
    */
   async runTurn(turn: AgentTurn): Promise<TurnResult> {
-    let waited = 0;
-    for (;;) {
-      try {
-        return await this.streamTurn(turn);
-      } catch (error) {
-        const delay = capacityRetryDelay(error, waited);
-        if (delay === undefined || turn.signal.aborted) throw explainProviderFailure(error);
-        await abortableSleep(delay, turn.signal);
-        waited += delay;
-      }
+    try {
+      return await retryOnCapacity(() => this.streamTurn(turn), { signal: turn.signal });
+    } catch (error) {
+      throw explainProviderFailure(error);
     }
   }
 
@@ -161,26 +155,4 @@ function toChatMessage(message: ConversationMessage): ChatMessage {
   if (message.name !== undefined) chat.name = message.name;
   if (message.toolCallId !== undefined) chat.toolCallId = message.toolCallId;
   return chat;
-}
-
-/** Longest a turn waits for model capacity before it fails with `model_overloaded`. */
-export const MAX_CAPACITY_WAIT_MS = 300_000;
-
-/** How long to wait before trying a refused call again; undefined when it is not a capacity refusal or waited enough. */
-function capacityRetryDelay(error: unknown, waited: number): number | undefined {
-  if (!(error instanceof OverloadedError) || waited >= MAX_CAPACITY_WAIT_MS) return undefined;
-  return Math.min(error.retryAfterMs, MAX_CAPACITY_WAIT_MS - waited);
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts (the caller then sees it aborted). */
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -321,9 +321,8 @@ export class PromptRunner {
       return;
     }
     const data: Record<string, unknown> = { sessionId, promptId, message: outcome.message };
-    if (outcome.code !== undefined) data['code'] = outcome.code;
-    if (outcome.errorKind !== undefined) data['errorKind'] = outcome.errorKind;
-    if (outcome.retryAfterMs !== undefined) data['retryAfterMs'] = outcome.retryAfterMs;
+    for (const key of ['code', 'errorKind', 'retryAfterMs', 'retryable'] as const)
+      if (outcome[key] !== undefined) data[key] = outcome[key];
     this.promptEvent(ticket, SESSION_EVENT.turnError, data);
     const failure = {
       sessionId,

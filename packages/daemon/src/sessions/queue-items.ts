@@ -37,6 +37,8 @@ export type PromptOutcome =
       errorKind?: string;
       /** When the failure says how long to wait (an upstream's `Retry-After`). */
       retryAfterMs?: number;
+      /** Whether sending the prompt again may succeed (the error's own `retryable`). */
+      retryable?: boolean;
     };
 
 /**

@@ -251,6 +251,7 @@ export class SessionDirectory {
           promptId,
           code: DAEMON_RESTARTED,
           message: 'The daemon restarted before this prompt ended; it was not run again. Send it again.',
+          retryable: true,
         },
       });
   }

@@ -23,6 +23,8 @@ export function errorOutcome(error: unknown): PromptOutcome {
   const retryAfterMs = fields['retryAfterMs'];
   if (typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs >= 0)
     outcome.retryAfterMs = Math.ceil(retryAfterMs);
+  const retryable = fields['retryable'];
+  if (typeof retryable === 'boolean') outcome.retryable = retryable;
   return outcome;
 }
 

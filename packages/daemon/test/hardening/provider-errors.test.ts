@@ -6,6 +6,7 @@ import {
 } from '../../../runtime/test/helpers/fake-openai-server.js';
 import { operatorLog } from '../../src/cli/serve.js';
 import type { LazyLogger } from '../../src/cli/lazy-logger.js';
+import { DaemonClient, isDaemonTurnError } from '../../../sdk/src/index.js';
 import { api, openEvents, textPrompt } from '../helpers/http-client.js';
 import { startInProcess, type InProcessDaemon } from '../helpers/in-process-daemon.js';
 
@@ -50,6 +51,7 @@ test('a 401 says what the upstream said and which key to check, to the client an
     },
   });
   expect(data['code']).toBe('model_provider_error');
+  expect(data['retryable']).toBe(false);
   expect(data['message']).toMatch(
     /answered HTTP 401 \(invalid_api_key\): Incorrect API key provided: sk-wr\*\*\*ng\. — check OPENAI_API_KEY/,
   );
@@ -66,5 +68,19 @@ test('a 429 carries the upstream Retry-After to the client', async () => {
     headers: { 'retry-after': '7' },
   });
   expect(data['retryAfterMs']).toBe(7000);
+  expect(data['retryable']).toBe(true);
   expect(data['message']).toMatch(/Rate limit reached — the provider asks to retry after 7 s/);
+});
+
+test('issue 19 item 10: our SDK reports a retryable turn failure as retryable, with its delay', async () => {
+  upstream = await startFakeOpenAIServer({
+    reply: { status: 429, error: { message: 'Rate limit reached' }, headers: { 'retry-after': '7' } },
+  });
+  const provider = new OpenAIProvider({ model: 'm', baseURL: upstream.baseURL, apiKey: 'sk-test' });
+  sluice = await startInProcess({}, { provider });
+  const client = new DaemonClient({ baseUrl: sluice.url });
+  const { sessionId } = await client.createOrAttachSession({ sessionScope: 'thread' });
+  const error = await client.prompt(sessionId, { prompt: [{ type: 'text', text: 'hello' }] }).catch((e) => e);
+  expect(isDaemonTurnError(error)).toBe(true);
+  expect(error).toMatchObject({ retryable: true, retryAfterMs: 7000, code: 'model_provider_error' });
 });

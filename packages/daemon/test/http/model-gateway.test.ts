@@ -267,6 +267,8 @@ describe('session credentials attribute calls', () => {
 
 describe('the runtime bounds gateway calls', () => {
   let tight: InProcessDaemon;
+  /** Calls the scheduler refused (SCH-14), counted by its observer. */
+  let refusals = 0;
   let hanging: FakeOpenAIServer;
   let open: OpenAI;
   beforeAll(async () => {
@@ -275,7 +277,7 @@ describe('the runtime bounds gateway calls', () => {
     // no daemon token: an open loopback daemon
     tight = await startInProcess(
       { modelMaxConcurrency: 1, modelMaxQueued: 0, modelMaxRequestBytes: 4000 },
-      { provider },
+      { provider, schedulerObserver: { rejected: () => void refusals++ } },
     );
     open = new OpenAI({ baseURL: `${tight.url}/v1`, apiKey: 'anything', maxRetries: 0 });
   });
@@ -306,6 +308,80 @@ describe('the runtime bounds gateway calls', () => {
     await expect.poll(executing).toBe(0);
   });
 
+  test('issue 19 item 10: a call for a running turn (session credential) waits for the slot instead of a 429', async () => {
+    // The upstream holds calls that say "hold" and answers the rest at once.
+    hanging.reply((request) => {
+      const messages = request.body['messages'] as Array<{ content?: unknown }>;
+      return messages.at(-1)?.content === 'hold' ? { hang: true } : { text: 'after the wait' };
+    });
+    const holder = new AbortController();
+    const held = open.chat.completions
+      .create({ model: 'up-model', messages: [user('hold')] }, { signal: holder.signal })
+      .catch(() => undefined);
+    await expect.poll(executing).toBe(1);
+    const { credentials } = tight.daemon;
+    const before = refusals;
+    const token = credentials.issue('sess-wait');
+    const turn = new AbortController();
+    credentials.beginTurn('sess-wait', 'prompt-wait', turn.signal);
+    try {
+      const agent = new OpenAI({ baseURL: `${tight.url}/v1`, apiKey: token, maxRetries: 0 });
+      const waiting = agent.chat.completions.create({ model: 'up-model', messages: [user('my turn')] });
+      const streamed = agent.chat.completions.create({
+        model: 'up-model',
+        messages: [user('my turn, streamed')],
+        stream: true,
+      });
+      // Both were refused (the one slot is taken, no queue) and wait; neither got a 429.
+      await expect.poll(() => refusals - before).toBeGreaterThanOrEqual(2);
+      holder.abort();
+      await held;
+      await expect(waiting).resolves.toMatchObject({
+        choices: [{ message: { content: 'after the wait' } }],
+      });
+      let text = '';
+      for await (const chunk of await streamed) text += chunk.choices[0]?.delta?.content ?? '';
+      expect(text).toBe('after the wait');
+    } finally {
+      credentials.endTurn('sess-wait', 'prompt-wait');
+      credentials.revoke('sess-wait');
+      hanging.reply({ hang: true });
+      await expect.poll(executing).toBe(0);
+    }
+  });
+
+  test('a call for a turn that ends while it waits for capacity stops waiting', async () => {
+    const holder = new AbortController();
+    const held = open.chat.completions
+      .create({ model: 'up-model', messages: [user('hold')] }, { signal: holder.signal })
+      .catch(() => undefined);
+    await expect.poll(executing).toBe(1);
+    const { credentials } = tight.daemon;
+    const token = credentials.issue('sess-gone');
+    const turn = new AbortController();
+    credentials.beginTurn('sess-gone', 'prompt-gone', turn.signal);
+    try {
+      const agent = new OpenAI({ baseURL: `${tight.url}/v1`, apiKey: token, maxRetries: 0 });
+      const before = refusals;
+      const waiting = agent.chat.completions
+        .create({ model: 'up-model', messages: [user('my turn')] })
+        .catch((e: unknown) => e);
+      await expect.poll(() => refusals).toBeGreaterThan(before);
+      turn.abort(); // the prompt was cancelled: its calls stop waiting
+      const error = (await waiting) as APIError;
+      expect(error).toBeInstanceOf(OpenAI.APIError);
+      // It never ran: the one slot is still the holder's.
+      expect(await executing()).toBe(1);
+      expect(error.status).toBeGreaterThanOrEqual(400);
+    } finally {
+      credentials.endTurn('sess-gone', 'prompt-gone');
+      credentials.revoke('sess-gone');
+      holder.abort();
+      await held;
+      await expect.poll(executing).toBe(0);
+    }
+  });
+
   test('a streaming client that disconnects mid-stream cancels its call', async () => {
     hanging.reply({ chunks: ['a', 'b', 'c'], hangAfterChunks: 1 });
     const controller = new AbortController();
@@ -322,12 +398,13 @@ describe('the runtime bounds gateway calls', () => {
   });
 
   test('SCH-17 a request larger than maxRequestBytes is a 413; extra fields count', async () => {
+    const before = hanging.requestCount;
     const error = (await open.chat.completions
       .create({ model: 'up-model', messages: [user('hi')], metadata: { pad: 'x'.repeat(5000) } })
       .catch((e: unknown) => e)) as APIError;
     expect(error.status).toBe(413);
     expect(error.error).toMatchObject({ code: 'request_too_large' });
-    expect(hanging.requestCount).toBe(1 + 1); // the held call and the stream, nothing more
+    expect(hanging.requestCount).toBe(before); // it never reached the upstream
   });
 
   test('a session credential that is not live is a 401 even on an open loopback daemon', async () => {

@@ -177,6 +177,8 @@ describe('closeSession', () => {
       promptId: running.promptId,
       message: `Session "${sid}" was closed (client_close)`,
       code: 'session_closed',
+      // Sending it again cannot succeed: the session is gone (issue 19 item 10).
+      retryable: false,
     });
     expect(sink.events.at(-1)).toMatchObject({
       data: { sessionId: sid, reason: 'client_close', closedBy: 'owner' },

@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { CallOptions, Journal, ModelRuntime } from '@sluice/runtime';
+import { retryOnCapacity, type CallOptions, type Journal, type ModelRuntime } from '@sluice/runtime';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   ChunkWriter,
@@ -64,7 +64,8 @@ export function gatewayRoutes(app: FastifyInstance, deps: GatewayDeps): void {
     };
     reply.raw.once('close', onClose);
     try {
-      const response = await runtime.complete(chat.request, callOptions(chat, caller, gone.signal));
+      const options = callOptions(chat, caller, gone.signal);
+      const response = await whileTurnWaits(caller, options, () => runtime.complete(chat.request, options));
       head.id = `chatcmpl-${globalThis.crypto.randomUUID()}`;
       return completionBody(response, head);
     } finally {
@@ -82,6 +83,22 @@ export function gatewayRoutes(app: FastifyInstance, deps: GatewayDeps): void {
       return { calls: promptCalls(records, request.params.promptId) };
     },
   );
+}
+
+/**
+ * A call made for a running turn of a session (an external agent's, by its session credential)
+ * waits for model capacity as the built-in agent's calls do, within the turn's life and
+ * {@link MAX_CAPACITY_WAIT_MS}: the prompt was accepted, so its model calls should run rather
+ * than fail late (docs/decisions/018). Any other caller gets the refusal at once — `429` with
+ * `Retry-After`, as an OpenAI client expects.
+ */
+function whileTurnWaits<T>(
+  caller: GatewayCaller | undefined,
+  options: CallOptions,
+  attempt: () => Promise<T>,
+): Promise<T> {
+  if (caller?.promptId === undefined || options.signal === undefined) return attempt();
+  return retryOnCapacity(attempt, { signal: options.signal });
 }
 
 function callOptions(chat: ChatRequest, caller: GatewayCaller | undefined, gone: AbortSignal): CallOptions {
@@ -116,10 +133,15 @@ async function streamCompletion(
   };
   raw.once('close', onClose);
   try {
-    const stream = runtime.stream(chat.request, callOptions(chat, caller, gone.signal));
-    head.id = `chatcmpl-${stream.callId}`;
-    const events = stream[Symbol.asyncIterator]();
-    let step = await events.next();
+    const options = callOptions(chat, caller, gone.signal);
+    const opened = await whileTurnWaits(caller, options, async () => {
+      const stream = runtime.stream(chat.request, options);
+      const events = stream[Symbol.asyncIterator]();
+      return { callId: stream.callId, events, first: await events.next() };
+    });
+    head.id = `chatcmpl-${opened.callId}`;
+    const { events } = opened;
+    let step = opened.first;
     void reply.hijack();
     raw.writeHead(200, {
       ...(reply.getHeaders() as OutgoingHttpHeaders),
