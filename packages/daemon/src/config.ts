@@ -6,6 +6,7 @@ import {
   DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
   DEFAULT_AGENT_MAX_PROCESSES,
   DEFAULT_AGENT_SESSIONS_PER_PROCESS,
+  DEFAULT_CONTEXT_MAX_BYTES,
   DEFAULT_DATA_DIR,
   DEFAULT_EVENT_MEMORY_BYTES,
   DEFAULT_EVENT_RING_BYTES,
@@ -37,6 +38,8 @@ export interface DaemonConfig {
   apiKey?: string;
   /** Simulated latency of the echo model (ms before its first delta); default 0. */
   echoDelayMs?: number;
+  /** Bytes of history the built-in chat agent sends with a turn, newest first; default 512 KiB. */
+  contextMaxBytes?: number;
   /** Default 5; 0 or Infinity = unlimited (SPEC BP-1/2). */
   maxPendingPromptsPerSession?: number;
   promptDeadlineMs?: number;
@@ -83,6 +86,7 @@ export type ResolvedDaemonConfig = DaemonConfig &
       | 'dataDir'
       | 'provider'
       | 'echoDelayMs'
+      | 'contextMaxBytes'
       | 'maxPendingPromptsPerSession'
       | 'eventRingSize'
       | 'terminalEventDelayMs'
@@ -132,6 +136,7 @@ const RULES: Record<keyof DaemonConfig, Rule> = {
   baseURL: { kind: 'httpUrl' },
   apiKey: { kind: 'string', nonEmpty: false },
   echoDelayMs: count(0, { max: MAX_TIMER_MS, default: DEFAULT_ECHO_DELAY_MS }),
+  contextMaxBytes: count(0, { default: DEFAULT_CONTEXT_MAX_BYTES }),
   // SPEC BP-2: `0` or `Infinity` means unlimited (the bridge takes both).
   maxPendingPromptsPerSession: {
     kind: 'int',

@@ -151,7 +151,9 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
   const credentials = parts.credentials ?? new SessionCredentials();
   const agentPool = parts.agent === undefined ? buildAgentPool(resolved, parts, credentials) : undefined;
   const agent = withPermissions(
-    parts.agent ?? agentPool ?? new ChatAgent({ runtime, model: resolved.model }),
+    parts.agent ??
+      agentPool ??
+      new ChatAgent({ runtime, model: resolved.model, contextMaxBytes: resolved.contextMaxBytes }),
     permissions,
   );
   const bridge: SessionBridge = new SessionBridge({

@@ -28,6 +28,12 @@ export const DEFAULT_RING_SIZE = 8000;
 export const DEFAULT_EVENT_RING_BYTES = 16 * 1024 * 1024;
 /** Bytes every replay window may hold together (`--event-memory-bytes`). */
 export const DEFAULT_EVENT_MEMORY_BYTES = 256 * 1024 * 1024;
+/**
+ * Bytes of conversation history the built-in chat agent sends with each turn, newest first
+ * (`--context-max-bytes`): about a 128k-token context window, so a turn's cost stops growing
+ * with the session's age (issue 19 soak).
+ */
+export const DEFAULT_CONTEXT_MAX_BYTES = 512 * 1024;
 /** Upper bound of `ringSize`, so that a typo cannot reserve unbounded memory per session. */
 export const MAX_RING_SIZE = 1_000_000;
 

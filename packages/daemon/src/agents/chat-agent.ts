@@ -15,6 +15,7 @@ import {
   type SessionUpdate,
   type TurnResult,
 } from '../sessions/index.js';
+import { nonNegativeInteger } from '../validate.js';
 import { explainProviderFailure } from './provider-failure.js';
 
 /** Options of {@link ChatAgent}. */
@@ -27,6 +28,11 @@ export interface ChatAgentOptions {
   budgetLimits?: TaskBudgetLimits;
   /** Model name; the provider's default when absent. */
   model?: string;
+  /**
+   * Bytes of conversation history (message texts, UTF-8) sent with each turn, newest first; an
+   * older message that does not fit is left out, with all before it. Default: all of it.
+   */
+  contextMaxBytes?: number;
 }
 
 /** Chunks a turn publishes before it lets the event loop turn (sockets flush, other sessions run). */
@@ -45,6 +51,7 @@ export class ChatAgent implements Agent {
   private readonly systemPrompt: string | undefined;
   private readonly budgetLimits: TaskBudgetLimits | undefined;
   private readonly model: string | undefined;
+  private readonly contextMaxBytes: number;
   private readonly budgets = new Map<string, TaskBudget>();
 
   constructor(options: ChatAgentOptions) {
@@ -53,6 +60,10 @@ export class ChatAgent implements Agent {
     this.systemPrompt = options.systemPrompt;
     this.budgetLimits = options.budgetLimits;
     this.model = options.model;
+    this.contextMaxBytes =
+      options.contextMaxBytes === undefined
+        ? Infinity
+        : nonNegativeInteger('contextMaxBytes', options.contextMaxBytes);
   }
 
   /** Sessions that currently hold a budget (bounded by the bridge's session cap). */
@@ -98,7 +109,8 @@ export class ChatAgent implements Agent {
   private async streamTurn(turn: AgentTurn): Promise<TurnResult> {
     const messages: ChatMessage[] = [];
     if (this.systemPrompt !== undefined) messages.push({ role: 'system', content: this.systemPrompt });
-    for (const message of turn.conversation) messages.push(toChatMessage(message));
+    for (const message of recentHistory(turn.conversation, this.contextMaxBytes))
+      messages.push(toChatMessage(message));
     messages.push({ role: 'user', content: promptText(turn.prompt) });
 
     const stream = this.runtime.stream(
@@ -155,4 +167,24 @@ function toChatMessage(message: ConversationMessage): ChatMessage {
   if (message.name !== undefined) chat.name = message.name;
   if (message.toolCallId !== undefined) chat.toolCallId = message.toolCallId;
   return chat;
+}
+
+/**
+ * The newest messages of `history` whose texts fit in `maxBytes` together, oldest first: what a
+ * turn sends, so that its cost (serializing, journaling, the provider's context) stops growing
+ * with the session's age. The session keeps its whole history (within its own bounds).
+ */
+export function recentHistory(
+  history: readonly ConversationMessage[],
+  maxBytes: number,
+): readonly ConversationMessage[] {
+  let bytes = 0;
+  let start = history.length;
+  while (start > 0) {
+    const size = Buffer.byteLength(history[start - 1]!.content, 'utf8');
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    start--;
+  }
+  return start === 0 ? history : history.slice(start);
 }

@@ -5,6 +5,7 @@ import {
   DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
   DEFAULT_AGENT_MAX_PROCESSES,
   DEFAULT_AGENT_SESSIONS_PER_PROCESS,
+  DEFAULT_CONTEXT_MAX_BYTES,
   DEFAULT_DATA_DIR,
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_ECHO_DELAY_MS,
@@ -155,6 +156,12 @@ function modelOptions(command: Command): Command {
         '--echo-delay-ms <ms>',
         `latency of the echo model (default: ${DEFAULT_ECHO_DELAY_MS})`,
       ).argParser(integer(0, MAX_TIMER_MS)),
+    )
+    .addOption(
+      new Option(
+        '--context-max-bytes <n>',
+        `bytes of conversation history the built-in agent sends with each turn, newest first (default: ${DEFAULT_CONTEXT_MAX_BYTES})`,
+      ).argParser(integer(0)),
     );
 }
 

@@ -16,6 +16,7 @@ const FLAG_OF: Record<string, string> = {
   model: '--model',
   baseURL: '--base-url',
   echoDelayMs: '--echo-delay-ms',
+  contextMaxBytes: '--context-max-bytes',
   maxPendingPromptsPerSession: '--max-pending-prompts-per-session',
   promptDeadlineMs: '--prompt-deadline-ms',
   maxSessions: '--max-sessions',
@@ -61,6 +62,7 @@ export interface ServeOptions {
   model?: string;
   baseUrl?: string;
   echoDelayMs?: number;
+  contextMaxBytes?: number;
   dataDir: string;
   sseHeartbeatMs?: number;
   requestTimeoutMs?: number;
@@ -105,6 +107,7 @@ function daemonConfig(options: Omit<ServeOptions, 'port' | 'hostname'>): DaemonC
     ['model', options.model],
     ['baseURL', options.baseUrl],
     ['echoDelayMs', options.echoDelayMs],
+    ['contextMaxBytes', options.contextMaxBytes],
     ['promptDeadlineMs', options.promptDeadlineMs],
     ['maxSessions', options.maxSessions],
     ['maxSessionsPerWorkspace', options.maxSessionsPerWorkspace],

@@ -116,6 +116,29 @@ describe('ChatAgent', () => {
     expect(agent.budgetCount).toBe(1);
   });
 
+  test('a turn sends the newest history that fits contextMaxBytes; the session keeps the rest', async () => {
+    const journal = new MemoryJournal();
+    const runtime = new ModelRuntime({ provider: new EchoProvider(), journal });
+    const agent = new ChatAgent({ runtime, contextMaxBytes: 20 });
+    const history = [
+      { role: 'user' as const, content: 'first question' }, // 14 bytes: does not fit any more
+      { role: 'assistant' as const, content: 'answer one' }, // 10
+      { role: 'user' as const, content: 'again' }, // 5
+      { role: 'assistant' as const, content: 'ok' }, // 2
+    ];
+    await agent.runTurn(turn('s1', 'now', history).turn);
+    const sent = journal.records().find((r) => r.type === 'model_request');
+    expect(sent?.type === 'model_request' && sent.request.messages.map((m) => m.content)).toEqual([
+      'answer one',
+      'again',
+      'ok',
+      'now',
+    ]);
+    expect(() => new ChatAgent({ runtime, contextMaxBytes: -1 })).toThrow(
+      /contextMaxBytes must be a non-negative integer, got -1/,
+    );
+  });
+
   test('a runtime admission error propagates with its code (turn_error code through the bridge)', async () => {
     const { bridge, events } = setup(new EchoProvider(), { maxRequestBytes: 64 });
     const { sessionId } = bridge.createSession();
