@@ -4,6 +4,7 @@ import type { AcpCommandOptions } from './acp.js';
 import { collectOrigin, integer, nonEmpty } from './argument-parsers.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS } from '../defaults.js';
 import { daemonOptions } from './daemon-options.js';
+import { operatorCommands } from './operator-commands.js';
 import type { RunningServer, ServeOptions } from './serve.js';
 
 /** The `sluice` command line. */
@@ -84,7 +85,7 @@ export function buildProgram(): Command {
     }
     process.exit(0);
   });
-  return program;
+  return operatorCommands(program);
 }
 
 /** The bounds of the HTTP server's connections (issue 19 item 4). */

@@ -8,6 +8,7 @@ import type { AcpHttpRegistryOptions } from '../acp/index.js';
 import { acpRoutes } from './routes/acp.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { eventRoutes } from './routes/events.js';
+import { overviewRoutes } from './routes/overview.js';
 import { gatewayRoutes } from './routes/gateway.js';
 import { permissionRoutes } from './routes/permissions.js';
 import { promptRoutes } from './routes/prompts.js';
@@ -100,6 +101,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   sessionRoutes(app, sessions);
   sessionListRoutes(app, sessions, permissions);
   sessionClientRoutes(app, sessions);
+  overviewRoutes(app, sessions, permissions);
   promptRoutes(app, sessions);
   eventRoutes(app, sessions, heartbeatMs);
   permissionRoutes(app, sessions, permissions);
