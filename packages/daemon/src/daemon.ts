@@ -1,6 +1,13 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { EchoProvider, ModelRuntime, type Journal, type ModelProvider } from '@sluice/runtime';
+import {
+  EchoProvider,
+  ModelRuntime,
+  systemClock,
+  type Journal,
+  type ModelProvider,
+  type PruneBatch,
+} from '@sluice/runtime';
 import { AcpAgentPool, ChatAgent, type AgentLog } from './agents/index.js';
 import {
   DaemonConfigError,
@@ -11,7 +18,7 @@ import {
 import { SessionCredentials } from './gateway/index.js';
 import { PermissionBroker, withPermissions } from './permissions/index.js';
 import { SessionBridge, type Agent, type SessionStore, type TurnFailure } from './sessions/index.js';
-import { LazySqlitePersistence, lockDataDir, prepareDataDir } from './persistence/index.js';
+import { JournalRetention, LazySqlitePersistence, lockDataDir, prepareDataDir } from './persistence/index.js';
 
 /** Things a test or host may inject instead of what the config builds. */
 export interface DaemonParts {
@@ -28,6 +35,8 @@ export interface DaemonParts {
   gatewayUrl?: () => string | undefined;
   /** Where external agents' stderr and process events go. */
   agentLog?: AgentLog;
+  /** Told after a journal retention pass deleted calls (`journalRetentionDays`). */
+  onJournalPruned?: (report: { deletedCalls: number; cutoff: string }) => void;
 }
 
 /** The composed daemon: runtime, sessions (with their event streams), permissions and the agent. */
@@ -72,6 +81,8 @@ interface Storage {
   close(): Promise<void>;
   /** Releases the data directory; safe to call more than once. */
   unlock(): void;
+  /** One retention batch of the SQLite journal; absent for an injected journal. */
+  prune?: (cutoffMs: number, afterSeq: number, maxRows: number) => Promise<PruneBatch>;
 }
 
 /**
@@ -99,6 +110,7 @@ function openStorage(config: ResolvedDaemonConfig, parts: DaemonParts): Storage 
     recover: () => persistence.recover(),
     close: () => persistence.close(),
     unlock,
+    prune: (cutoffMs, afterSeq, maxRows) => persistence.pruneJournal(cutoffMs, afterSeq, maxRows),
   };
 }
 
@@ -129,6 +141,13 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
   const provider = parts.provider ?? buildProvider(resolved);
   const storage = openStorage(resolved, parts);
   const runtime = buildRuntime(resolved, provider, storage);
+  const retention = JournalRetention.of(resolved.journalRetentionDays, {
+    clock: systemClock,
+    wallNow: Date.now,
+    prune: storage.prune,
+    onError: parts.onError ?? (() => {}),
+    ...(parts.onJournalPruned === undefined ? {} : { onPruned: parts.onJournalPruned }),
+  });
   // The broker publishes through the bridge, which drops events of sessions that are gone.
   const permissions = new PermissionBroker({
     responseTimeoutMs: resolved.permissionResponseTimeoutMs,
@@ -152,6 +171,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     maxSessions: resolved.maxSessions,
     maxSessionsPerWorkspace: resolved.maxSessionsPerWorkspace,
     terminalEventDelayMs: resolved.terminalEventDelayMs,
+    sessionIdleTimeoutMs: resolved.sessionIdleTimeoutMs,
     onError: parts.onError,
     onTurnError: parts.onTurnError,
   });
@@ -165,6 +185,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
       await agentPool?.close();
       bridge.streams.closeAll('daemon_shutdown');
       await runtime.shutdown({ abortRunning: true });
+      await retention?.stop();
       await storage.close();
     } finally {
       // Whatever failed on the way, this daemon is done with the directory.
@@ -182,7 +203,8 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     get draining() {
       return bridge.draining;
     },
-    recover: () => storage.recover(),
+    // Retention's first pass runs once the file is open and settled, then hourly.
+    recover: () => storage.recover().then((report) => (retention?.start(), report)),
     close: () => (closing ??= close()),
   };
 }

@@ -37,6 +37,8 @@ const FLAG_OF: Record<string, string> = {
   agentMaxProcesses: '--agent-max-processes',
   agentIdleTimeoutMs: '--agent-idle-timeout-ms',
   agentLivenessTimeoutMs: '--agent-liveness-timeout-ms',
+  sessionIdleTimeoutMs: '--session-idle-timeout-ms',
+  journalRetentionDays: '--journal-retention-days',
 };
 
 /** Parsed options of `sluice serve`. */
@@ -77,6 +79,8 @@ export interface ServeOptions extends ConfigFlags {
   agentMaxProcesses?: number;
   agentIdleTimeoutMs?: number;
   agentLivenessTimeoutMs?: number;
+  sessionIdleTimeoutMs?: number;
+  journalRetentionDays?: number;
 }
 
 /** Thrown for a start-up refusal; the CLI prints the message and exits 1. */
@@ -127,6 +131,8 @@ function daemonConfig(options: Omit<ServeOptions, 'port' | 'hostname'>): DaemonC
     ['agentMaxProcesses', options.agentMaxProcesses],
     ['agentIdleTimeoutMs', options.agentIdleTimeoutMs],
     ['agentLivenessTimeoutMs', options.agentLivenessTimeoutMs],
+    ['sessionIdleTimeoutMs', options.sessionIdleTimeoutMs],
+    ['journalRetentionDays', options.journalRetentionDays],
   ];
   for (const [key, value] of optional)
     if (value !== undefined) (config as Record<string, unknown>)[key] = value;
@@ -201,9 +207,12 @@ export function logFromEnv(env: NodeJS.ProcessEnv, name: string): LazyLogger {
  * codes; the message only of a provider failure — what the upstream said, the key to check — as
  * an agent's own message may quote the prompt), and the failures clients are not told about.
  */
-export function operatorLog(logger: LazyLogger): Pick<DaemonParts, 'onError' | 'onTurnError' | 'agentLog'> {
+export function operatorLog(
+  logger: LazyLogger,
+): Pick<DaemonParts, 'onError' | 'onTurnError' | 'agentLog' | 'onJournalPruned'> {
   return {
     agentLog: logger,
+    onJournalPruned: (report) => logger.info(report, 'journal pruned'),
     onTurnError: ({ message, ...failure }) =>
       logger.warn(failure.code === 'model_provider_error' ? { ...failure, message } : failure, 'turn failed'),
     onError: (error, context) =>
