@@ -15,7 +15,10 @@ import {
   DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION,
   DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS,
   DEFAULT_RING_SIZE,
+  DEFAULT_JOURNAL_RETENTION_DAYS,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
   DEFAULT_TERMINAL_EVENT_DELAY_MS,
+  MAX_JOURNAL_RETENTION_DAYS,
   MAX_RING_SIZE,
   MAX_TERMINAL_EVENT_DELAY_MS,
 } from './defaults.js';
@@ -75,6 +78,10 @@ export interface DaemonConfig {
   agentIdleTimeoutMs?: number;
   /** An agent process that leaves a liveness probe unanswered this long is killed; default 30 000. */
   agentLivenessTimeoutMs?: number;
+  /** A live session nobody uses (no prompt, subscriber or client activity) is closed after this long; default 0 = never. */
+  sessionIdleTimeoutMs?: number;
+  /** Model calls older than this many days are deleted from the journal; default 0 = kept for ever. */
+  journalRetentionDays?: number;
 }
 
 /** The validated configuration, defaults filled in. */
@@ -96,6 +103,8 @@ export type ResolvedDaemonConfig = DaemonConfig &
       | 'agentMaxProcesses'
       | 'agentIdleTimeoutMs'
       | 'agentLivenessTimeoutMs'
+      | 'sessionIdleTimeoutMs'
+      | 'journalRetentionDays'
     >
   >;
 
@@ -169,6 +178,11 @@ const RULES: Record<keyof DaemonConfig, Rule> = {
   agentMaxProcesses: count(1, { default: DEFAULT_AGENT_MAX_PROCESSES }),
   agentIdleTimeoutMs: count(1, { max: MAX_TIMER_MS, default: DEFAULT_AGENT_IDLE_TIMEOUT_MS }),
   agentLivenessTimeoutMs: count(1, { max: MAX_TIMER_MS, default: DEFAULT_AGENT_LIVENESS_TIMEOUT_MS }),
+  sessionIdleTimeoutMs: count(0, { max: MAX_TIMER_MS, default: DEFAULT_SESSION_IDLE_TIMEOUT_MS }),
+  journalRetentionDays: count(0, {
+    max: MAX_JOURNAL_RETENTION_DAYS,
+    default: DEFAULT_JOURNAL_RETENTION_DAYS,
+  }),
 };
 
 const AGENT_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;

@@ -3,8 +3,10 @@ import { resolve } from 'node:path';
 import {
   EchoProvider,
   ModelRuntime,
+  systemClock,
   type Journal,
   type ModelProvider,
+  type PruneBatch,
   type SchedulerObserver,
 } from '@sluice/runtime';
 import { AcpAgentPool, ChatAgent, type AgentLog } from './agents/index.js';
@@ -17,7 +19,7 @@ import {
 import { SessionCredentials } from './gateway/index.js';
 import { PermissionBroker, withPermissions } from './permissions/index.js';
 import { SessionBridge, type Agent, type SessionStore, type TurnFailure } from './sessions/index.js';
-import { LazySqlitePersistence, lockDataDir, prepareDataDir } from './persistence/index.js';
+import { JournalRetention, LazySqlitePersistence, lockDataDir, prepareDataDir } from './persistence/index.js';
 
 /** Things a test or host may inject instead of what the config builds. */
 export interface DaemonParts {
@@ -36,6 +38,8 @@ export interface DaemonParts {
   agentLog?: AgentLog;
   /** Told of every model call's admission, refusal, slot and end (SCH-11). */
   schedulerObserver?: SchedulerObserver;
+  /** Told after a journal retention pass deleted calls (`journalRetentionDays`). */
+  onJournalPruned?: (report: { deletedCalls: number; cutoff: string }) => void;
 }
 
 /** The composed daemon: runtime, sessions (with their event streams), permissions and the agent. */
@@ -80,6 +84,8 @@ interface Storage {
   close(): Promise<void>;
   /** Releases the data directory; safe to call more than once. */
   unlock(): void;
+  /** One retention batch of the SQLite journal; absent for an injected journal. */
+  prune?: (cutoffMs: number, afterSeq: number, maxRows: number) => Promise<PruneBatch>;
 }
 
 /**
@@ -107,6 +113,7 @@ function openStorage(config: ResolvedDaemonConfig, parts: DaemonParts): Storage 
     recover: () => persistence.recover(),
     close: () => persistence.close(),
     unlock,
+    prune: (cutoffMs, afterSeq, maxRows) => persistence.pruneJournal(cutoffMs, afterSeq, maxRows),
   };
 }
 
@@ -143,6 +150,13 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
   const provider = parts.provider ?? buildProvider(resolved);
   const storage = openStorage(resolved, parts);
   const runtime = buildRuntime(resolved, provider, storage, parts.schedulerObserver);
+  const retention = JournalRetention.of(resolved.journalRetentionDays, {
+    clock: systemClock,
+    wallNow: Date.now,
+    prune: storage.prune,
+    onError: parts.onError ?? (() => {}),
+    ...(parts.onJournalPruned === undefined ? {} : { onPruned: parts.onJournalPruned }),
+  });
   // The broker publishes through the bridge, which drops events of sessions that are gone.
   const permissions = new PermissionBroker({
     responseTimeoutMs: resolved.permissionResponseTimeoutMs,
@@ -168,6 +182,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     maxSessions: resolved.maxSessions,
     maxSessionsPerWorkspace: resolved.maxSessionsPerWorkspace,
     terminalEventDelayMs: resolved.terminalEventDelayMs,
+    sessionIdleTimeoutMs: resolved.sessionIdleTimeoutMs,
     onError: parts.onError,
     onTurnError: parts.onTurnError,
   });
@@ -181,6 +196,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
       await agentPool?.close();
       bridge.streams.closeAll('daemon_shutdown');
       await runtime.shutdown({ abortRunning: true });
+      await retention?.stop();
       await storage.close();
     } finally {
       // Whatever failed on the way, this daemon is done with the directory.
@@ -198,7 +214,8 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     get draining() {
       return bridge.draining;
     },
-    recover: () => storage.recover(),
+    // Retention's first pass runs once the file is open and settled, then hourly.
+    recover: () => storage.recover().then((report) => (retention?.start(), report)),
     close: () => (closing ??= close()),
   };
 }

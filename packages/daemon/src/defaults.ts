@@ -52,6 +52,13 @@ export const DEFAULT_TERMINAL_EVENT_DELAY_MS = 10;
 /** Upper bound of `terminalEventDelayMs`. */
 export const MAX_TERMINAL_EVENT_DELAY_MS = 1_000;
 
+/** A live session nobody uses is closed after this long (`--session-idle-timeout-ms`); 0 = never. */
+export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 0;
+/** Model calls are kept in the journal this many days (`--journal-retention-days`); 0 = for ever. */
+export const DEFAULT_JOURNAL_RETENTION_DAYS = 0;
+/** The longest `--journal-retention-days`: a hundred years. */
+export const MAX_JOURNAL_RETENTION_DAYS = 36_500;
+
 /** Sessions one external agent process hosts (`--agent-sessions-per-process`): a crash takes one. */
 export const DEFAULT_AGENT_SESSIONS_PER_PROCESS = 1;
 /** External agent processes at once (`--agent-max-processes`). */

@@ -69,6 +69,7 @@ export { SqliteJournal } from './journal/sqlite-journal.js';
 export type { SqliteJournalOptions } from './journal/sqlite-journal-options.js';
 export type { SqliteJournalStats } from './journal/sqlite-batch-writer.js';
 export { JOURNAL_SCHEMA_VERSION } from './journal/sqlite-schema.js';
+export { SqliteJournalPruner, type PruneBatch } from './journal/sqlite-journal-pruner.js';
 
 export { EchoProvider, estimateTokens, type EchoProviderOptions } from './providers/index.js';
 export { CallIdGenerator } from './ids.js';

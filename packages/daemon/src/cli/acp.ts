@@ -1,6 +1,7 @@
 import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
 import { serveAcpStream } from '../acp/index.js';
+import type { LazyLogger } from './lazy-logger.js';
 import { daemonFromFlags, logFromEnv, operatorLog, type ServeOptions } from './serve.js';
 
 /** Options of `sluice acp`: the daemon flags of `serve`, without the HTTP ones. */
@@ -17,8 +18,8 @@ export type AcpCommandOptions = Omit<
 export async function runAcpStdio(
   options: AcpCommandOptions,
   env: NodeJS.ProcessEnv = process.env,
+  logger: LazyLogger = logFromEnv(env, 'sluice-acp'),
 ): Promise<void> {
-  const logger = logFromEnv(env, 'sluice-acp');
   const daemon = await daemonFromFlags(options, operatorLog(logger), (message) => logger.warn({}, message));
   const stream = ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,

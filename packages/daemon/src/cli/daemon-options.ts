@@ -16,6 +16,9 @@ import {
   DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
   DEFAULT_PERMISSION_RESPONSE_TIMEOUT_MS,
   DEFAULT_RING_SIZE,
+  DEFAULT_JOURNAL_RETENTION_DAYS,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  MAX_JOURNAL_RETENTION_DAYS,
   MAX_RING_SIZE,
 } from '../defaults.js';
 import { collectString, integer, nonEmpty } from './argument-parsers.js';
@@ -107,6 +110,12 @@ function sessionOptions(command: Command): Command {
         '--event-memory-bytes <n>',
         `bytes all replay windows may hold together (default: ${DEFAULT_EVENT_MEMORY_BYTES})`,
       ).argParser(integer(1)),
+    )
+    .addOption(
+      new Option(
+        '--session-idle-timeout-ms <ms>',
+        `close a live session with no prompt, no event subscriber and no client activity for this long; it stays stored (0 = never; default: ${DEFAULT_SESSION_IDLE_TIMEOUT_MS})`,
+      ).argParser(integer(0, MAX_TIMER_MS)),
     );
 }
 
@@ -172,6 +181,12 @@ function shutdownOptions(command: Command): Command {
       new Option('--data-dir <dir>', 'directory of the journal')
         .default(DEFAULT_DATA_DIR)
         .argParser(nonEmpty),
+    )
+    .addOption(
+      new Option(
+        '--journal-retention-days <days>',
+        `delete model calls older than this from the journal, at start-up and hourly (0 = keep for ever; default: ${DEFAULT_JOURNAL_RETENTION_DAYS})`,
+      ).argParser(integer(0, MAX_JOURNAL_RETENTION_DAYS)),
     )
     .addOption(
       new Option(

@@ -1,7 +1,8 @@
 import type { Logger, pino as Pino } from 'pino';
+import { jsonLine } from './json-line.js';
 
-/** pino's levels, which `SLUICE_LOG_LEVEL` names. */
-const LEVELS: Record<string, number> = {
+/** pino's levels by name: what `--log-level` and `SLUICE_LOG_LEVEL` take. */
+export const LOG_LEVELS: Readonly<Record<string, number>> = {
   trace: 10,
   debug: 20,
   info: 30,
@@ -15,6 +16,8 @@ type Method = 'debug' | 'info' | 'warn' | 'error';
 
 interface Pending {
   method: Method;
+  /** Written whatever the level (see {@link LazyLogger.always}). */
+  force: boolean;
   time: number;
   fields: Record<string, unknown> | undefined;
   message: string;
@@ -51,10 +54,10 @@ export class LazyLogger {
   private unavailable = false;
 
   constructor(private readonly options: LazyLoggerOptions) {
-    const threshold = LEVELS[options.level];
+    const threshold = LOG_LEVELS[options.level];
     if (threshold === undefined)
       throw new RangeError(
-        `${options.setting} must be one of ${Object.keys(LEVELS).join(', ')}, got ${JSON.stringify(options.level)}`,
+        `${options.setting} must be one of ${Object.keys(LOG_LEVELS).join(', ')}, got ${JSON.stringify(options.level)}`,
       );
     this.threshold = threshold;
   }
@@ -79,6 +82,19 @@ export class LazyLogger {
   }
 
   /**
+   * A line the operator must read whatever the level, at `warn` or `error`: the bearer token
+   * generated for them, why the daemon refuses to start or stops. Still one JSON line.
+   */
+  always(method: 'warn' | 'error', fields: Record<string, unknown>, message: string): void {
+    this.log(method, fields, message, true);
+  }
+
+  /** Whether lines at `level` are written (`debug` decides whether requests are logged). */
+  enabled(level: Method): boolean {
+    return LOG_LEVELS[level]! >= this.threshold;
+  }
+
+  /**
    * Resolves once every line logged so far has been handed to pino, whose stream writes it out
    * asynchronously (as `pino.destination` does; pino flushes it when the process exits).
    */
@@ -91,15 +107,24 @@ export class LazyLogger {
     return this.pending.length;
   }
 
-  private log(method: Method, fields: Record<string, unknown> | undefined, message: string): void {
-    if (LEVELS[method]! < this.threshold || this.unavailable) return;
+  private log(
+    method: Method,
+    fields: Record<string, unknown> | undefined,
+    message: string,
+    force = false,
+  ): void {
+    if ((!force && LOG_LEVELS[method]! < this.threshold) || this.unavailable) return;
     if (this.pino !== undefined && this.pending.length === 0)
-      return write(this.pino, method, fields, message);
-    this.pending.push({ method, time: Date.now(), fields, message });
+      return write(this.pino, method, fields, message, force);
+    this.pending.push({ method, force, time: Date.now(), fields, message });
     this.loading ??= this.load().catch((error: unknown) => {
       this.unavailable = true;
       process.stderr.write(
-        `sluice: the logger could not be loaded, ${this.pending.length} line(s) and later ones dropped: ${String(error)}\n`,
+        jsonLine(
+          'error',
+          this.options.name,
+          `the logger could not be loaded, ${this.pending.length} line(s) and later ones dropped: ${String(error)}`,
+        ),
       );
       this.pending.length = 0;
     });
@@ -117,7 +142,7 @@ export class LazyLogger {
     );
     for (const line of this.pending) {
       this.stamp = line.time;
-      write(logger, line.method, line.fields, line.message);
+      write(logger, line.method, line.fields, line.message, line.force);
     }
     this.stamp = undefined;
     this.pending.length = 0;
@@ -126,11 +151,14 @@ export class LazyLogger {
 }
 
 function write(
-  logger: Logger,
+  parent: Logger,
   method: Method,
   fields: Record<string, unknown> | undefined,
   message: string,
+  force: boolean,
 ): void {
+  // A forced line goes through a child at its own level: pino lets a child log below its parent.
+  const logger = force && !parent.isLevelEnabled(method) ? parent.child({}, { level: method }) : parent;
   if (fields === undefined) logger[method](message);
   else logger[method](fields, message);
 }

@@ -5,13 +5,20 @@ import { collectOrigin, integer, nonEmpty } from './argument-parsers.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS } from '../defaults.js';
 import { daemonOptions } from './daemon-options.js';
 import { operatorCommands } from './operator-commands.js';
+import { configOptions, SERVE_ONLY_KEYS } from './config-options.js';
+import { jsonLine } from './json-line.js';
 import type { RunningServer, ServeOptions } from './serve.js';
+import { exitWithError, startCommand } from './startup.js';
 
 /** The `sluice` command line. */
 export function buildProgram(): Command {
   const program = new Command('sluice')
     .description('Serve AI agent sessions to many clients at once, with backpressure.')
-    .showHelpAfterError(false);
+    .showHelpAfterError(false)
+    // Every line on stderr is JSON, commander's own errors (a bad flag) included.
+    .configureOutput({
+      writeErr: (text) => process.stderr.write(jsonLine('error', 'sluice', text.trimEnd())),
+    });
   const serve = program
     .command('serve')
     .description('Run the daemon (REST + SSE, and ACP over HTTP on /acp).')
@@ -24,30 +31,29 @@ export function buildProgram(): Command {
     .option('--token <token>', 'bearer token (default env SLUICE_TOKEN, then QWEN_SERVER_TOKEN)')
     .option('--require-auth', 'demand the token on loopback too, /health included')
     .option('--allow-origin <origin>', 'allow this browser origin (repeatable)', collectOrigin);
-  connectionOptions(daemonOptions(serve))
+  configOptions(connectionOptions(daemonOptions(serve)))
     .addOption(
       new Option('--sse-heartbeat-ms <ms>', 'SSE heartbeat interval')
         .hideHelp()
         .argParser(integer(1, MAX_TIMER_MS)),
     )
 
-    .action(async (options: ServeOptions) => {
+    .action(async (_options: ServeOptions, command: Command) => {
+      const { logger, configFile } = await startCommand(command, 'sluice');
+      const options: ServeOptions = { ...(command.opts() as ServeOptions), configFile };
       // Handlers first: a signal may arrive the instant the listening line is out.
       let running: RunningServer | undefined;
       let signalled = false;
       const shutDown = (server: RunningServer): void => {
         server.stop().then(
           () => process.exit(0),
-          (error: unknown) => {
-            process.stderr.write(`sluice: shutdown failed: ${String(error)}\n`);
-            process.exit(1);
-          },
+          (error: unknown) => void exitWithError(logger, `shutdown failed: ${String(error)}`),
         );
       };
       const onSignal = (signal: NodeJS.Signals): void => {
         if (signalled) process.exit(1);
         signalled = true;
-        process.stderr.write(`sluice: ${signal}, draining\n`);
+        logger.warn({ signal }, `${signal}, draining`);
         if (running) shutDown(running);
       };
       process.on('SIGTERM', onSignal);
@@ -55,32 +61,30 @@ export function buildProgram(): Command {
       // The daemon (fastify, SQLite, providers) loads only once the flags are valid.
       const { serve, StartupError } = await import('./serve.js');
       try {
-        running = await serve(options);
+        running = await serve(options, process.env, logger);
       } catch (error) {
-        if (error instanceof StartupError) {
-          process.stderr.write(`error: ${error.message}\n`);
-          process.exit(1);
-        }
+        if (error instanceof StartupError) return exitWithError(logger, error.message);
         throw error;
       }
       if (signalled) return shutDown(running);
       process.stdout.write(`sluice listening on ${running.url}\n`);
     });
-  daemonOptions(
-    program
-      .command('acp')
-      .description('Speak ACP (Agent Client Protocol) over stdin/stdout, backed by an in-process daemon.'),
-  ).action(async (options: AcpCommandOptions) => {
+  configOptions(
+    daemonOptions(
+      program
+        .command('acp')
+        .description('Speak ACP (Agent Client Protocol) over stdin/stdout, backed by an in-process daemon.'),
+    ),
+  ).action(async (_options: AcpCommandOptions, command: Command) => {
     // stdout is the protocol channel: every diagnostic goes to stderr.
+    const { logger, configFile } = await startCommand(command, 'sluice-acp', SERVE_ONLY_KEYS);
+    const options: AcpCommandOptions = { ...(command.opts() as AcpCommandOptions), configFile };
     const { runAcpStdio } = await import('./acp.js');
     const { StartupError } = await import('./serve.js');
     try {
-      await runAcpStdio(options);
+      await runAcpStdio(options, process.env, logger);
     } catch (error) {
-      if (error instanceof StartupError) {
-        process.stderr.write(`error: ${error.message}\n`);
-        process.exit(1);
-      }
+      if (error instanceof StartupError) return exitWithError(logger, error.message);
       throw error;
     }
     process.exit(0);

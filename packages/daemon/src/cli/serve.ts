@@ -6,6 +6,8 @@ import { DaemonConfigError, resolveDaemonConfig, type DaemonConfig } from '../co
 import { parseAgentSpec, type AgentCommand } from '../agents/index.js';
 import { createDaemon, type Daemon, type DaemonParts } from '../daemon.js';
 import { buildServer, isLoopbackHost } from '../http/index.js';
+import type { AgentTable, AppliedConfigFile } from './config-file.js';
+import type { ConfigFlags } from './config-options.js';
 import { LazyLogger } from './lazy-logger.js';
 
 /** Config keys as the flags that set them, for error messages. */
@@ -36,10 +38,14 @@ const FLAG_OF: Record<string, string> = {
   agentMaxProcesses: '--agent-max-processes',
   agentIdleTimeoutMs: '--agent-idle-timeout-ms',
   agentLivenessTimeoutMs: '--agent-liveness-timeout-ms',
+  sessionIdleTimeoutMs: '--session-idle-timeout-ms',
+  journalRetentionDays: '--journal-retention-days',
 };
 
 /** Parsed options of `sluice serve`. */
-export interface ServeOptions {
+export interface ServeOptions extends ConfigFlags {
+  /** The config file the options were read from, if any: errors then name its keys. */
+  configFile?: AppliedConfigFile;
   port: number;
   hostname: string;
   token?: string;
@@ -70,11 +76,13 @@ export interface ServeOptions {
   drainTimeoutMs?: number;
   permissionResponseTimeoutMs?: number;
   /** `--agent` values as given: `"<command> [args…]"` or `name="<command> [args…]"`. */
-  agent?: string[];
+  agent?: Array<string | AgentTable>;
   agentSessionsPerProcess?: number;
   agentMaxProcesses?: number;
   agentIdleTimeoutMs?: number;
   agentLivenessTimeoutMs?: number;
+  sessionIdleTimeoutMs?: number;
+  journalRetentionDays?: number;
 }
 
 /** Thrown for a start-up refusal; the CLI prints the message and exits 1. */
@@ -126,6 +134,8 @@ function daemonConfig(options: Omit<ServeOptions, 'port' | 'hostname'>): DaemonC
     ['agentMaxProcesses', options.agentMaxProcesses],
     ['agentIdleTimeoutMs', options.agentIdleTimeoutMs],
     ['agentLivenessTimeoutMs', options.agentLivenessTimeoutMs],
+    ['sessionIdleTimeoutMs', options.sessionIdleTimeoutMs],
+    ['journalRetentionDays', options.journalRetentionDays],
   ];
   for (const [key, value] of optional)
     if (value !== undefined) (config as Record<string, unknown>)[key] = value;
@@ -133,7 +143,8 @@ function daemonConfig(options: Omit<ServeOptions, 'port' | 'hostname'>): DaemonC
 }
 
 /** One `--agent` value as a named command; a bad one is a {@link DaemonConfigError} of `agents`. */
-function agentSpec(spec: string): AgentCommand {
+function agentSpec(spec: string | AgentTable): AgentCommand {
+  if (typeof spec !== 'string') return spec;
   try {
     return parseAgentSpec(spec);
   } catch (error) {
@@ -171,10 +182,18 @@ export async function daemonFromFlags(
     return createDaemon(config, provider === undefined ? parts : { ...parts, provider });
   } catch (error) {
     if (error instanceof DaemonConfigError)
-      throw new StartupError(`${FLAG_OF[error.setting] ?? error.setting}: ${error.message}`);
+      throw new StartupError(
+        `${settingName(FLAG_OF[error.setting] ?? error.setting, options.configFile)}: ${error.message}`,
+      );
     if (error instanceof RangeError || error instanceof TypeError) throw new StartupError(error.message);
     throw error;
   }
+}
+
+/** A setting as the operator gave it: the config file's key when it came from there, else the flag. */
+function settingName(flag: string, configFile: AppliedConfigFile | undefined): string {
+  const key = flag.replace(/^--/, '');
+  return configFile?.keys.includes(key) ? `${configFile.path}: ${key}` : flag;
 }
 
 /** The log of `SLUICE_LOG_LEVEL` (default `info`); an unknown level is a {@link StartupError}. */
@@ -191,9 +210,12 @@ export function logFromEnv(env: NodeJS.ProcessEnv, name: string): LazyLogger {
  * codes; the message only of a provider failure — what the upstream said, the key to check — as
  * an agent's own message may quote the prompt), and the failures clients are not told about.
  */
-export function operatorLog(logger: LazyLogger): Pick<DaemonParts, 'onError' | 'onTurnError' | 'agentLog'> {
+export function operatorLog(
+  logger: LazyLogger,
+): Pick<DaemonParts, 'onError' | 'onTurnError' | 'agentLog' | 'onJournalPruned'> {
   return {
     agentLog: logger,
+    onJournalPruned: (report) => logger.info(report, 'journal pruned'),
     onTurnError: ({ message, ...failure }) =>
       logger.warn(failure.code === 'model_provider_error' ? { ...failure, message } : failure, 'turn failed'),
     onError: (error, context) =>
@@ -224,14 +246,15 @@ export interface RunningServer {
 export async function serve(
   options: ServeOptions,
   env: NodeJS.ProcessEnv = process.env,
+  logger: LazyLogger = logFromEnv(env, 'sluice'),
 ): Promise<RunningServer> {
   let token = resolveToken(options.token, env);
   const loopback = isLoopbackHost(options.hostname);
   if (token === undefined && (!loopback || options.requireAuth)) {
     token = randomBytes(32).toString('base64url');
-    process.stderr.write(`sluice: no token given; generated bearer token: ${token}\n`);
+    // Printed so that the operator can use it: a field of a line written whatever the level.
+    logger.always('warn', { token }, 'no token given; generated a bearer token');
   }
-  const logger = logFromEnv(env, 'sluice');
   // Agent processes call the model gateway on this server; its port is known once it listens.
   const gateway: { url?: string } = {};
   const daemon = await daemonFromFlags(
@@ -248,6 +271,7 @@ export async function serve(
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
     ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
     logger,
+    ...(logger.enabled('debug') ? { requestLog: logger } : {}),
   });
   try {
     await app.listen({ port: options.port, host: options.hostname });
@@ -286,9 +310,8 @@ export async function serve(
   daemon.recover().then(
     ({ interruptedCalls }) => logger.info({ interruptedCalls }, 'journal recovered'),
     (error: unknown) => {
-      logger.error({ err: error }, 'journal recovery failed');
-      if (!isSchemaTooNew(error)) return;
-      process.stderr.write(`error: ${(error as Error).message}\n`);
+      if (!isSchemaTooNew(error)) return logger.error({ err: error }, 'journal recovery failed');
+      logger.always('error', {}, (error as Error).message);
       void running.stop().finally(() => process.exit(1));
     },
   );

@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Daemon } from '../daemon.js';
 import { DEFAULT_SSE_HEARTBEAT_MS, mapError } from '../wire/index.js';
 import { registerJsonBody } from './json-body.js';
+import { requestLogHook, type RequestLog } from './request-log.js';
 import type { AcpHttpRegistryOptions } from '../acp/index.js';
 import { acpRoutes } from './routes/acp.js';
 import { discoveryRoutes } from './routes/discovery.js';
@@ -52,6 +53,8 @@ export interface ServerOptions {
   requestTimeoutMs?: number;
   /** Open connections accepted at once; more are closed as they arrive. Default 4096. */
   maxConnections?: number;
+  /** Where to write one line per request (`--log-level debug`); absent = requests are not logged. */
+  requestLog?: RequestLog;
 }
 
 /**
@@ -64,6 +67,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
     throw new RangeError('token must not be empty; omit it to run without auth on loopback');
 
   const app = createFastify(options);
+  if (options.requestLog !== undefined) app.addHook('onResponse', requestLogHook(options.requestLog));
 
   // The bound port, read once it is known: the Host gate asks on every request.
   let boundPort = 0;

@@ -10,3 +10,4 @@ export {
 export { JOURNAL_FILE, prepareDataDir } from './data-dir.js';
 export { LOCK_FILE, PID_FILE, lockDataDir } from './data-dir-lock.js';
 export { LazySqlitePersistence } from './lazy-sqlite-persistence.js';
+export { JournalRetention, type JournalRetentionOptions } from './journal-retention.js';

@@ -1,4 +1,10 @@
-import { JournalClosedError, type AppendListener, type Journal, type JournalRecord } from '@sluice/runtime';
+import {
+  JournalClosedError,
+  type AppendListener,
+  type Journal,
+  type JournalRecord,
+  type PruneBatch,
+} from '@sluice/runtime';
 import type {
   AcceptedPrompt,
   SessionListOptions,
@@ -75,7 +81,20 @@ export class LazySqlitePersistence {
       recordAdmissions: (accepted: readonly AcceptedPrompt[], settled: readonly SettledPrompt[]) =>
         this.useStore((store) => store.recordAdmissions(accepted, settled)),
       takeUnsettled: (sessionId: string) => this.useStore((store) => store.takeUnsettled(sessionId)),
+      // The session's rows, then its settled model calls: a purge leaves none of its text.
+      delete: (sessionId: string) =>
+        this.useStore(async (store) => {
+          const deleted = await store.delete(sessionId);
+          this.files?.maintenance.deleteSessionRecords(sessionId);
+          return deleted;
+        }),
     };
+  }
+
+  /** One batch of journal retention (`--journal-retention-days`); opens the file if need be. */
+  pruneJournal(cutoffMs: number, afterSeq: number, maxRows: number): Promise<PruneBatch> {
+    if (this.journalClosed) return Promise.reject(new JournalClosedError(this.path));
+    return this.use((files) => Promise.resolve(files.maintenance.pruneBatch(cutoffMs, afterSeq, maxRows)));
   }
 
   /**
@@ -148,6 +167,8 @@ export class LazySqlitePersistence {
 
   private async closeJournal(): Promise<void> {
     this.journalClosed = true;
-    await (await this.settled())?.journal.close();
+    const files = await this.settled();
+    files?.maintenance.close();
+    await files?.journal.close();
   }
 }

@@ -1,9 +1,12 @@
 import { SqliteJournal } from '@sluice/runtime';
+import { JournalMaintenance } from './journal-maintenance.js';
 import { SqliteSessionStore } from './sqlite-session-store.js';
 
 /** The journal and the session store of one SQLite file, opened (and migrated) together. */
 export interface SqliteFiles {
   journal: SqliteJournal;
+  /** Deletes model calls from the journal: retention, and a purged session's calls. */
+  maintenance: JournalMaintenance;
   /** Absent when the daemon was given a store of its own. */
   store: SqliteSessionStore | undefined;
 }
@@ -16,10 +19,12 @@ export function openSqliteFiles(path: string, withStore: boolean): SqliteFiles {
   // The daemon holds the data directory's lock: it is the file's one writer, so it may settle
   // the calls a killed daemon left open.
   const journal = new SqliteJournal({ path, reconcileInterrupted: true });
-  if (!withStore) return { journal, store: undefined };
+  let maintenance: JournalMaintenance | undefined;
   try {
-    return { journal, store: new SqliteSessionStore({ path }) };
+    maintenance = new JournalMaintenance(path);
+    return { journal, maintenance, store: withStore ? new SqliteSessionStore({ path }) : undefined };
   } catch (error) {
+    maintenance?.close();
     void journal.close().catch(() => {});
     throw error;
   }

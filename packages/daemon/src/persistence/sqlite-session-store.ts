@@ -209,11 +209,19 @@ export class SqliteSessionStore implements SessionStore {
     return this.ledger.takeUnsettled(sessionId);
   }
 
-  /** Deletes a stored session and its history; resolves `false` when there was none. */
+  /**
+   * Deletes a stored session, its history and its ledger entries, overwriting the deleted text
+   * in the file (`secure_delete`); resolves `false` when there was none.
+   */
   async delete(sessionId: string): Promise<boolean> {
     this.checkOpen();
     this.cache.forget(sessionId);
-    return this.deleteTransaction(sessionId);
+    this.db.pragma('secure_delete = ON');
+    try {
+      return this.deleteTransaction(sessionId);
+    } finally {
+      this.db.pragma('secure_delete = OFF');
+    }
   }
 
   /** Releases the file. Later calls reject with {@link SessionStoreClosedError}; closing twice is fine. */

@@ -43,6 +43,10 @@ export class MemorySessionStore implements SessionStore {
     return record === undefined ? undefined : structuredClone(record);
   }
 
+  async delete(sessionId: string): Promise<boolean> {
+    return this.records.delete(sessionId);
+  }
+
   async list(workspaceCwd: string, options: SessionListOptions = {}): Promise<SessionListPage> {
     const size = listPageSize(options.size);
     const after = options.cursor === undefined ? undefined : decodeListCursor(options.cursor);

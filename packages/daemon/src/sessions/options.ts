@@ -76,6 +76,12 @@ export interface SessionBridgeOptions {
   terminalEventDelayMs?: number;
   /** Absolute roots of the served workspaces; when given, a session's cwd must lie inside one. */
   workspaces?: readonly string[];
+  /**
+   * A live session with no pending prompt, no event-stream subscriber and no client activity
+   * (attach, prompt, heartbeat) for this long is closed (`session_closed {reason:'idle_timeout'}`);
+   * it stays stored and can be loaded again. Default 0 = never.
+   */
+  sessionIdleTimeoutMs?: number;
   /** Told about failures that change nothing for clients: a throwing sink, a failing store. */
   onError?: (error: unknown, context: string) => void;
   /**
@@ -120,6 +126,7 @@ export interface ResolvedBridgeOptions {
   maxConversationBytes: number;
   terminalEventDelayMs: number;
   workspaces: readonly string[] | undefined;
+  sessionIdleTimeoutMs: number;
   onError: (error: unknown, context: string) => void;
   onTurnError: (failure: TurnFailure) => void;
 }
@@ -199,6 +206,12 @@ export function resolveBridgeOptions(options: SessionBridgeOptions): ResolvedBri
       MAX_TERMINAL_EVENT_DELAY_MS,
     ),
     workspaces,
+    sessionIdleTimeoutMs: integerInRange(
+      'sessionIdleTimeoutMs',
+      options.sessionIdleTimeoutMs ?? 0,
+      0,
+      clock.maxTimerMs,
+    ),
     onError: options.onError ?? (() => {}),
     onTurnError: options.onTurnError ?? (() => {}),
   };

@@ -42,6 +42,11 @@ export class SessionPersistence {
     return saved;
   }
 
+  /** Resolves once every save of the session issued so far has reached the store (or failed). */
+  settled(session: SavableSession): Promise<void> {
+    return this.saving.get(session) ?? Promise.resolve();
+  }
+
   /** The stored record of a session; concurrent reads of one id share one store read. */
   load(sessionId: string): Promise<SessionRecord | undefined> {
     let loading = this.loading.get(sessionId);

@@ -10,6 +10,7 @@ import { SessionPersistence } from './persistence.js';
 import type { BranchedSession, PendingPromptInfo } from './queue-items.js';
 import type { SessionHandle, SessionSummary } from './session.js';
 import { SessionBuses } from './session-buses.js';
+import { SessionLifecycle } from './session-lifecycle.js';
 import {
   SessionDirectory,
   type CloseSessionOptions,
@@ -55,6 +56,7 @@ export class SessionBridge {
   private readonly brancher: Brancher;
   private readonly lists: SessionLists;
   private readonly wallNow: () => number;
+  private readonly lifecycle: SessionLifecycle;
   private drainingNow = false;
 
   constructor(options: SessionBridgeOptions) {
@@ -106,6 +108,9 @@ export class SessionBridge {
       promptDeadlineMs: resolved.promptDeadlineMs ?? null,
     };
     agent.attach?.({ publish: (sessionId, event) => this.publish(sessionId, event) });
+    const idleTimeoutMs = resolved.sessionIdleTimeoutMs;
+    const streams = this.streams;
+    this.lifecycle = new SessionLifecycle({ directory, persistence, streams, clock, idleTimeoutMs, onError });
   }
 
   // ── capabilities and counters ───────────────────────────────────────────────────────
@@ -226,8 +231,17 @@ export class SessionBridge {
     return this.directory.close(sessionId, options);
   }
 
+  /**
+   * Closes the session if live (reason `session_purged`), then deletes it and its history from
+   * the store; `SessionNotFoundError` when it is neither live nor stored here.
+   */
+  purgeSession(sessionId: string, clientId?: string): Promise<void> {
+    return this.lifecycle.purge(sessionId, clientId);
+  }
+
   /** Closes every session (reason `daemon_shutdown`) and refuses new ones. */
   shutdown(reason = 'daemon_shutdown'): Promise<void> {
+    this.lifecycle.stop();
     return this.directory.shutdown(reason);
   }
 
@@ -284,6 +298,7 @@ export class SessionBridge {
   /** Marks the client as seen now; throws `InvalidClientIdError` for an unregistered one. */
   heartbeat(sessionId: string, clientId?: string): HeartbeatResult {
     const session = this.directory.requireOpen(sessionId);
+    session.markActive();
     if (clientId === undefined) return { sessionId, lastSeenAt: this.wallNow() };
     assertClientIdFormat(clientId);
     return { sessionId, clientId, lastSeenAt: session.touchClient(clientId).lastSeenAt };

@@ -81,6 +81,11 @@ export class SessionBuses implements SessionEventSink {
     return this.buses.size;
   }
 
+  /** Subscribers of the session's live stream now; 0 when it has none (no bus is made). */
+  subscriberCount(sessionId: string): number {
+    return this.buses.get(sessionId)?.subscriberCount ?? 0;
+  }
+
   /** Whether the session has a bus now (made on first use, dropped after `session_closed`). */
   has(sessionId: string): boolean {
     return this.buses.has(sessionId);
@@ -113,6 +118,11 @@ export class SessionBuses implements SessionEventSink {
       if (oldest.done) break;
       this.dropClosed(oldest.value);
     }
+  }
+
+  /** Forgets a closed session's retained events at once (a purge: nothing of it stays). */
+  forgetClosed(sessionId: string): void {
+    this.dropClosed(sessionId);
   }
 
   /** Forgets a retained bus and releases what its ring held. */

@@ -43,6 +43,11 @@ export interface SessionStore {
   recordAdmissions?(accepted: readonly AcceptedPrompt[], settled: readonly SettledPrompt[]): Promise<void>;
   /** The session's accepted prompts that never ended, oldest first; forgets them. */
   takeUnsettled?(sessionId: string): Promise<AcceptedPrompt[]>;
+  /**
+   * Deletes the stored session, its history and its ledger entries (`DELETE /session/:id?purge=true`);
+   * resolves `false` when none was stored. Optional: a store without it cannot purge.
+   */
+  delete?(sessionId: string): Promise<boolean>;
 }
 
 /** A stored session without its conversation, as a store's `list` returns it. */

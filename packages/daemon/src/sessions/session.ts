@@ -110,6 +110,8 @@ export class Session implements RunnerHost {
   readonly runner: PromptRunner;
   /** The `Idempotency-Key`s of its admitted prompts, bounded. */
   readonly idempotencyKeys = new IdempotencyKeys();
+  /** When a client last did something here, on the monotonic clock (`--session-idle-timeout-ms`). */
+  lastActiveAt: number;
   private readonly whenClosed = createDeferred<void>();
 
   constructor(
@@ -131,6 +133,12 @@ export class Session implements RunnerHost {
       params.conversation,
     );
     this.runner = new PromptRunner(this, services);
+    this.lastActiveAt = services.clock.now();
+  }
+
+  /** A client attached, prompted or said it is still there: the idle countdown starts again. */
+  markActive(): void {
+    this.lastActiveAt = this.services.clock.now();
   }
 
   /** Resolves once the session is closed and its running agent returned. */
@@ -149,6 +157,7 @@ export class Session implements RunnerHost {
 
   /** Registers a client (`clientId`, or a fresh one) and answers as create/attach/restore do. */
   attach(clientId: string | undefined, attached: boolean): SessionHandle {
+    this.markActive();
     const client = this.clients.register(clientId ?? this.services.newId(), this.services.wallNow());
     return {
       sessionId: this.sessionId,
@@ -161,6 +170,7 @@ export class Session implements RunnerHost {
 
   /** Marks a registered client as seen now; `InvalidClientIdError` for an unknown one. */
   touchClient(clientId: string): { lastSeenAt: number } {
+    this.markActive();
     const record = this.clients.touch(clientId, this.services.wallNow());
     if (record === undefined) throw new InvalidClientIdError(clientId, this.sessionId);
     return record;
@@ -248,6 +258,7 @@ export class Session implements RunnerHost {
   }
 
   touch(): void {
+    this.markActive();
     this.updatedAt = this.services.wallNow();
   }
 

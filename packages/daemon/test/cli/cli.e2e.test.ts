@@ -5,15 +5,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import { api } from '../helpers/http-client.js';
+import { generatedToken, logLines } from '../helpers/log-lines.js';
 import { runSluice, startSluice } from '../helpers/sluice-process.js';
-
-/** The JSON lines of the daemon's log among what it wrote on stderr. */
-function logLines(stderr: string): Array<Record<string, unknown>> {
-  return stderr
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
 
 // A plain file where a directory is expected: --data-dir and --workspace cannot use it.
 const scratch = mkdtempSync(join(tmpdir(), 'sluice-cli-'));
@@ -108,7 +101,9 @@ describe('sluice serve flags', () => {
       ] as const) {
         const result = await runSluice(['serve', '--port', '0', '--data-dir', dataDir]);
         expect(result.code, dataDir).toBe(1);
-        expect(result.stderr).toMatch(new RegExp(`^error: --data-dir: .*${reason}`));
+        const [line] = logLines(result.stderr);
+        expect(line?.['level']).toBe(50);
+        expect(line?.['msg']).toMatch(new RegExp(`^--data-dir: .*${reason}`));
         expect(result.stdout).toBe('');
       }
     } finally {
@@ -246,13 +241,12 @@ describe('sluice serve flags', () => {
   test('a non-loopback bind without a token generates one and prints it', async () => {
     const sluice = await startSluice(['--hostname', '0.0.0.0']);
     try {
-      const match = /generated bearer token: (\S+)/.exec(sluice.stderr());
-      expect(match).not.toBeNull();
+      const token = await generatedToken(() => sluice.stderr());
       const local = `http://127.0.0.1:${sluice.port}`;
       expect((await api(local, 'GET', '/capabilities')).status).toBe(401);
       expect((await api(local, 'GET', '/health')).status).toBe(401);
       const ok = await api(local, 'GET', '/capabilities', {
-        headers: { authorization: `Bearer ${match![1]}` },
+        headers: { authorization: `Bearer ${token}` },
       });
       expect(ok.status).toBe(200);
     } finally {

@@ -59,6 +59,26 @@ describe('LazyLogger', () => {
     expect((await written(1)).map((line) => line['msg'])).toEqual(['written']);
   });
 
+  test('a line the operator must read (a generated token) is written whatever the level, silent included', async () => {
+    for (const level of ['error', 'silent']) {
+      const logger = new LazyLogger({ level, name: 'sluice', setting: '--log-level', fd });
+      logger.warn({}, 'filtered');
+      logger.always('warn', { token: `t-${level}` }, 'generated a bearer token');
+      await logger.flush();
+    }
+    const logged = await written(2);
+    expect(logged.map((line) => [line['level'], line['token']])).toEqual([
+      [40, 't-error'],
+      [40, 't-silent'],
+    ]);
+  });
+
+  test('debug is enabled only at debug and trace: the request log is registered then', () => {
+    const at = (level: string) =>
+      new LazyLogger({ level, name: 'sluice', setting: '--log-level' }).enabled('debug');
+    expect([at('trace'), at('debug'), at('info'), at('warn')]).toEqual([true, true, false, false]);
+  });
+
   test('when pino cannot be loaded, lines are dropped, not kept: the buffer stays empty', async () => {
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, expect, test } from 'vitest';
 import { api } from '../helpers/http-client.js';
+import { logLines } from '../helpers/log-lines.js';
 import { startSluice, type SluiceProcess } from '../helpers/sluice-process.js';
 
 // Issue 19 item 18: files written by a newer build give a clear start-up error and exit 1, not a
@@ -30,8 +31,9 @@ test.each([
 
   sluice = await startSluice(['--data-dir', dataDir]);
   expect(await sluice.exited).toBe(1);
-  expect(sluice.stderr()).toMatch(
-    /error: .*schema version 99, newer than .* this build knows: it was written by a newer Sluice/,
+  const refusal = logLines(sluice.stderr()).find((line) => line['level'] === 50);
+  expect(refusal?.['msg']).toMatch(
+    /schema version 99, newer than .* this build knows: it was written by a newer Sluice/,
   );
 });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { api } from '../helpers/http-client.js';
+import { generatedToken } from '../helpers/log-lines.js';
 import { startSluice, type SluiceProcess } from '../helpers/sluice-process.js';
 
 const TOKEN = 'correct-horse-battery-staple';
@@ -97,11 +98,10 @@ describe('--require-auth', () => {
   test('without a token one is generated and printed; /health is gated too', async () => {
     const own = await startSluice(['--require-auth']);
     try {
-      const match = /generated bearer token: (\S+)/.exec(own.stderr());
-      expect(match).not.toBeNull();
+      const token = await generatedToken(() => own.stderr());
       const health = await api(own.url, 'GET', '/health');
       expect(health.status).toBe(401);
-      const ok = await api(own.url, 'GET', '/health', { headers: { authorization: `Bearer ${match![1]}` } });
+      const ok = await api(own.url, 'GET', '/health', { headers: { authorization: `Bearer ${token}` } });
       expect(ok.status).toBe(200);
     } finally {
       await own.stop();

@@ -3,7 +3,7 @@ import { isoTimestamp } from '../timestamp.js';
 import type { ModelResultRecord } from './records.js';
 
 /** The `journal_meta` key of the seq up to which every request has its result. */
-const SETTLED_THROUGH = 'settled_through';
+export const SETTLED_THROUGH = 'settled_through';
 
 /** What an interrupted call's result says: the call may have reached the provider, and was not re-run. */
 export const INTERRUPTED_MESSAGE =

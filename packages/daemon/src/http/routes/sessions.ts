@@ -68,9 +68,12 @@ export function sessionRoutes(app: FastifyInstance, sessions: SessionBridge): vo
     });
   }
 
-  app.delete<{ Params: SessionParams }>('/session/:id', async (request, reply) => {
+  app.delete<DeleteSession>('/session/:id', async (request, reply) => {
     const { id } = request.params;
     const clientId = clientIdOf(request);
+    // `?purge=true` also deletes the stored session and its history (sessions layer).
+    if (purgeFlag(request.query.purge))
+      return reply.code(204).send(await sessions.purgeSession(id, clientId));
     void sessions.closeSession(id, {
       reason: 'client_close',
       ...(clientId === undefined ? {} : { clientId }),
@@ -147,6 +150,18 @@ export function sessionClientRoutes(app: FastifyInstance, sessions: SessionBridg
   app.post<{ Params: SessionParams }>('/session/:id/heartbeat', async (request) => {
     return sessions.heartbeat(request.params.id, clientIdOf(request));
   });
+}
+
+/** `DELETE /session/:id[?purge=true]`. */
+interface DeleteSession {
+  Params: SessionParams;
+  Querystring: { purge?: unknown };
+}
+
+function purgeFlag(raw: unknown): boolean {
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new HttpError(400, 'invalid_purge', `purge must be true or false, got ${describeValue(raw)}`);
 }
 
 function parseSize(raw: unknown): number | undefined {
