@@ -3,11 +3,7 @@
 // `@sluice/runtime/testing`.
 
 export { ModelRuntime, type ModelRuntimeOptions } from './gateway/model-runtime.js';
-export {
-  MAX_CAPACITY_WAIT_MS,
-  retryOnCapacity,
-  type CapacityWaitOptions,
-} from './gateway/capacity-wait.js';
+export { MAX_CAPACITY_WAIT_MS, retryOnCapacity, type CapacityWaitOptions } from './gateway/capacity-wait.js';
 export type { CallOptions, ModelGateway, ModelStream } from './gateway/model-gateway.js';
 export { contentText } from './types.js';
 export type {
