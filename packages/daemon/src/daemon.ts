@@ -12,6 +12,7 @@ import { SessionCredentials } from './gateway/index.js';
 import { PermissionBroker, withPermissions } from './permissions/index.js';
 import { SessionBridge, type Agent, type SessionStore, type TurnFailure } from './sessions/index.js';
 import { LazySqlitePersistence, lockDataDir, prepareDataDir } from './persistence/index.js';
+import type { DaemonTap } from './observe/daemon-tap.js';
 
 /** Things a test or host may inject instead of what the config builds. */
 export interface DaemonParts {
@@ -28,6 +29,8 @@ export interface DaemonParts {
   gatewayUrl?: () => string | undefined;
   /** Where external agents' stderr and process events go. */
   agentLog?: AgentLog;
+  /** The counters `/metrics` and `/dashboard` read; without one the daemon counts nothing. */
+  tap?: DaemonTap;
 }
 
 /** The composed daemon: runtime, sessions (with their event streams), permissions and the agent. */
@@ -47,6 +50,8 @@ export interface Daemon {
   readonly credentials: SessionCredentials;
   /** True once `close()` was called: no new sessions or prompts are admitted. */
   readonly draining: boolean;
+  /** The operators' counters (`/metrics`, `/dashboard`), when the daemon keeps them. */
+  readonly tap?: DaemonTap | undefined;
   /**
    * Opens the stored files and settles what a killed daemon left behind: each model call it
    * left without a result gets an `interrupted` one. Serving does not wait for it.
@@ -92,7 +97,11 @@ function openStorage(config: ResolvedDaemonConfig, parts: DaemonParts): Storage 
   const dataDir = resolve(config.dataDir);
   const path = prepareDataDir(dataDir);
   const unlock = lockDataDir(dataDir);
-  const persistence = new LazySqlitePersistence(path, parts.store === undefined);
+  const persistence = new LazySqlitePersistence(
+    path,
+    parts.store === undefined,
+    parts.tap?.journal.batchCommitted,
+  );
   return {
     journal: persistence.journal,
     store: parts.store ?? persistence.store,
@@ -102,11 +111,17 @@ function openStorage(config: ResolvedDaemonConfig, parts: DaemonParts): Storage 
   };
 }
 
-function buildRuntime(config: ResolvedDaemonConfig, provider: ModelProvider, storage: Storage): ModelRuntime {
+function buildRuntime(
+  config: ResolvedDaemonConfig,
+  provider: ModelProvider,
+  storage: Storage,
+  tap: DaemonTap | undefined,
+): ModelRuntime {
   try {
     return new ModelRuntime({
       provider,
       journal: storage.journal,
+      ...(tap === undefined ? {} : { observer: tap.model }),
       scheduler: {
         maxConcurrency: config.modelMaxConcurrency,
         maxQueued: config.modelMaxQueued,
@@ -128,7 +143,8 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
   requireDirectory(resolved.workspace);
   const provider = parts.provider ?? buildProvider(resolved);
   const storage = openStorage(resolved, parts);
-  const runtime = buildRuntime(resolved, provider, storage);
+  const tap = parts.tap;
+  const runtime = buildRuntime(resolved, provider, storage, tap);
   // The broker publishes through the bridge, which drops events of sessions that are gone.
   const permissions = new PermissionBroker({
     responseTimeoutMs: resolved.permissionResponseTimeoutMs,
@@ -154,6 +170,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     terminalEventDelayMs: resolved.terminalEventDelayMs,
     onError: parts.onError,
     onTurnError: parts.onTurnError,
+    ...(tap === undefined ? {} : { events: tap.prompts, admissions: tap.prompts }),
   });
 
   let closing: Promise<void> | undefined;
@@ -182,7 +199,12 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     get draining() {
       return bridge.draining;
     },
-    recover: () => storage.recover(),
+    tap,
+    recover: async () => {
+      const report = await storage.recover();
+      tap?.journal.recovered(report.interruptedCalls);
+      return report;
+    },
     close: () => (closing ??= close()),
   };
 }

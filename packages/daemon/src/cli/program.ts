@@ -22,7 +22,8 @@ export function buildProgram(): Command {
     .addOption(new Option('--hostname <host>', 'address to bind').default('127.0.0.1').argParser(nonEmpty))
     .option('--token <token>', 'bearer token (default env SLUICE_TOKEN, then QWEN_SERVER_TOKEN)')
     .option('--require-auth', 'demand the token on loopback too, /health included')
-    .option('--allow-origin <origin>', 'allow this browser origin (repeatable)', collectOrigin);
+    .option('--allow-origin <origin>', 'allow this browser origin (repeatable)', collectOrigin)
+    .option('--no-metrics', 'serve neither GET /metrics nor the /dashboard, and keep no counters for them');
   connectionOptions(daemonOptions(serve))
     .addOption(
       new Option('--sse-heartbeat-ms <ms>', 'SSE heartbeat interval')

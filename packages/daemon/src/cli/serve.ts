@@ -7,6 +7,7 @@ import { parseAgentSpec, type AgentCommand } from '../agents/index.js';
 import { createDaemon, type Daemon, type DaemonParts } from '../daemon.js';
 import { buildServer, isLoopbackHost } from '../http/index.js';
 import { LazyLogger } from './lazy-logger.js';
+import { DaemonTap } from '../observe/daemon-tap.js';
 
 /** Config keys as the flags that set them, for error messages. */
 const FLAG_OF: Record<string, string> = {
@@ -73,6 +74,8 @@ export interface ServeOptions {
   agentMaxProcesses?: number;
   agentIdleTimeoutMs?: number;
   agentLivenessTimeoutMs?: number;
+  /** `--no-metrics` sets it false: no `/metrics`, no `/dashboard`, no counters. Default true. */
+  metrics?: boolean;
 }
 
 /** Thrown for a start-up refusal; the CLI prints the message and exits 1. */
@@ -233,7 +236,11 @@ export async function serve(
   const gateway: { url?: string } = {};
   const daemon = await daemonFromFlags(
     options,
-    { ...operatorLog(logger), gatewayUrl: () => gateway.url },
+    {
+      ...operatorLog(logger),
+      gatewayUrl: () => gateway.url,
+      ...(options.metrics === false ? {} : { tap: new DaemonTap() }),
+    },
     (message) => logger.warn({}, message),
   );
   const app = buildServer(daemon, {

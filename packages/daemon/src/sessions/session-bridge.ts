@@ -5,7 +5,7 @@ import { Brancher, type BranchSessionOptions } from './branching.js';
 import { SessionCapacity } from './capacity.js';
 import { assertClientIdFormat } from './clients.js';
 import { InvalidClientIdError, PromptQueueFullError, SessionNotFoundError } from './errors.js';
-import { resolveBridgeOptions, type SessionBridgeOptions } from './options.js';
+import { resolveBridgeOptions, type AdmissionObserver, type SessionBridgeOptions } from './options.js';
 import { SessionPersistence } from './persistence.js';
 import type { BranchedSession, PendingPromptInfo } from './queue-items.js';
 import type { SessionHandle, SessionSummary } from './session.js';
@@ -55,12 +55,14 @@ export class SessionBridge {
   private readonly brancher: Brancher;
   private readonly lists: SessionLists;
   private readonly wallNow: () => number;
+  private readonly admissions: AdmissionObserver | undefined;
   private drainingNow = false;
 
   constructor(options: SessionBridgeOptions) {
     const resolved = resolveBridgeOptions(options);
     const { agent, onError, clock, wallClock: wallNow, newId } = resolved;
     this.wallNow = wallNow;
+    this.admissions = resolved.admissions;
     this.streams = new SessionBuses(
       resolved.eventRingSize,
       (sessionId) => guarded(onError, 'agent.sessionClosed', () => agent.sessionClosed?.(sessionId)),
@@ -302,7 +304,7 @@ export class SessionBridge {
     prompt: readonly ContentBlock[],
     options: SendPromptOptions = {},
   ): PromptAdmission {
-    const admission = this.admitter.admit(sessionId, prompt, options);
+    const admission = this.trySendPrompt(sessionId, prompt, options);
     if (admission instanceof PromptQueueFullError) throw admission;
     return admission;
   }
@@ -316,7 +318,18 @@ export class SessionBridge {
     prompt: readonly ContentBlock[],
     options: SendPromptOptions = {},
   ): PromptAdmission | PromptQueueFullError {
-    return this.admitter.admit(sessionId, prompt, options);
+    const observer = this.admissions;
+    if (observer === undefined) return this.admitter.admit(sessionId, prompt, options);
+    let admission: PromptAdmission | PromptQueueFullError;
+    try {
+      admission = this.admitter.admit(sessionId, prompt, options);
+    } catch (error) {
+      observer.refused(sessionId, error);
+      throw error;
+    }
+    if (admission instanceof PromptQueueFullError) observer.refused(sessionId, admission);
+    else if (!admission.replayed) observer.admitted(sessionId);
+    return admission;
   }
 
   /** The session's pending prompts, the running one first, then the queue in FIFO order. */

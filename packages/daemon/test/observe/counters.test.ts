@@ -1,0 +1,87 @@
+import { expect, test } from 'vitest';
+import { SessionBuses } from '../../src/sessions/index.js';
+import { Distribution, LabeledCounts, OTHER_LABEL, RecentRefusals } from '../../src/observe/index.js';
+
+test('a distribution counts each value in the first bucket whose bound holds it, cumulatively', () => {
+  const d = new Distribution([0.1, 1, 10]);
+  for (const value of [0.05, 0.1, 0.5, 3, 100]) d.observe(value);
+  expect(d.cumulative()).toEqual([2, 3, 4]);
+  expect(d.count).toBe(5);
+  expect(d.sum).toBeCloseTo(103.65);
+});
+
+test('a distribution refuses bounds that are not ascending, naming them', () => {
+  expect(() => new Distribution([1, 1])).toThrow('bounds must be finite and ascending, got [1, 1]');
+  expect(() => new Distribution([])).toThrow(/at least one/);
+});
+
+test('labeled counts keep at most maxSeries series: codes past the cap count as "other"', () => {
+  const counts = new LabeledCounts(['outcome', 'code'], 4);
+  for (let i = 0; i < 10; i++) counts.inc('failed', `code_${i}`);
+  counts.inc('failed', 'code_0');
+  const entries = counts.entries();
+  expect(entries).toHaveLength(4);
+  expect(entries.map((e) => e.labels['code'])).toEqual(['code_0', 'code_1', 'code_2', OTHER_LABEL]);
+  expect(counts.get('failed', 'code_0')).toBe(2);
+  expect(counts.get(OTHER_LABEL, OTHER_LABEL)).toBe(7);
+  expect(counts.total()).toBe(11);
+});
+
+test('labeled counts put a value that is not code-shaped under "unknown", never in the label', () => {
+  const counts = new LabeledCounts(['code'], 8);
+  counts.inc('has "quotes" and\nnewlines');
+  counts.inc('has "quotes" and\nnewlines');
+  expect(counts.entries()).toEqual([{ labels: { code: 'unknown' }, value: 2 }]);
+});
+
+test('recent refusals: a repeat counts in its entry, the ring keeps the newest, newest first', () => {
+  let now = 1_000;
+  const recent = new RecentRefusals(3, () => now);
+  let messages = 0;
+  const message = () => `message ${++messages}`;
+  recent.add('prompt', 'prompt_queue_full', 's1', message);
+  now = 2_000;
+  recent.add('prompt', 'prompt_queue_full', 's1', message);
+  recent.add('model', 'model_overloaded', undefined, message);
+  recent.add('prompt', 'prompt_queue_full', 's2', message);
+  recent.add('prompt', 'session_not_found', 's3', message);
+  const list = recent.list();
+  expect(list.map((r) => [r.code, r.sessionId, r.count])).toEqual([
+    ['session_not_found', 's3', 1],
+    ['prompt_queue_full', 's2', 1],
+    ['model_overloaded', undefined, 1],
+  ]);
+  expect(messages).toBe(4); // the repeat read no message
+});
+
+test('recent refusals: a repeat of the latest keeps its first time and moves its last', () => {
+  let now = 1_000;
+  const recent = new RecentRefusals(2, () => now);
+  recent.add('prompt', 'prompt_queue_full', 's1', () => 'full');
+  now = 5_000;
+  recent.add('prompt', 'prompt_queue_full', 's1', () => 'full');
+  expect(recent.list()).toEqual([
+    {
+      layer: 'prompt',
+      code: 'prompt_queue_full',
+      sessionId: 's1',
+      message: 'full',
+      firstAt: 1_000,
+      lastAt: 5_000,
+      count: 2,
+    },
+  ]);
+});
+
+test('SSE evictions: a subscriber whose queue overflows is counted once, and leaves the subscriber count', () => {
+  const buses = new SessionBuses(100);
+  const bus = buses.busFor('s1');
+  const slow = bus.subscribe({ maxQueued: 16 });
+  bus.subscribe({ maxQueued: 16 }).close();
+  expect(buses.subscriberCount).toBe(1);
+  for (let i = 0; i < 40; i++) buses.publish('s1', { type: 'session_update', data: { i } });
+  expect(buses.evictedSubscribers).toBe(1);
+  while (slow.tryRead() !== undefined);
+  expect(slow.endReason).toBe('evicted');
+  expect(buses.subscriberCount).toBe(0);
+});
