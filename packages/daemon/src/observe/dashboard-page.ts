@@ -9,6 +9,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:0;background:#0f1419;color:#d8dee
 header{display:flex;gap:1em;align-items:baseline;padding:.6em 1em;background:#161b22;border-bottom:1px solid #30363d}
 h1{font-size:1.1em;margin:0}h2{font-size:.95em;margin:0 0 .5em;color:#8b949e;text-transform:uppercase;letter-spacing:.05em}
 main{display:grid;grid-template-columns:repeat(auto-fit,minmax(340px,1fr));gap:1em;padding:1em}
+section.wide{grid-column:span 2}@media (max-width:760px){section.wide{grid-column:auto}}
 section{background:#161b22;border:1px solid #30363d;border-radius:6px;padding:.8em}
 .bar{display:grid;grid-template-columns:7em 1fr 6em;gap:.5em;align-items:center;margin:.3em 0}
 .track{height:.8em;background:#21262d;border-radius:3px;overflow:hidden}.fill{height:100%;background:#2f81f7}
@@ -57,16 +58,17 @@ function renderRefusals(list) {
   for (const r of list) {
     const tr = el('tr'); tr.dataset.testid = 'refusal'; tr.dataset.code = r.code;
     const code = el('td'); code.append(el('code', r.code));
-    tr.append(el('td', time(r.lastAt)), el('td', r.layer), code, el('td', r.count, 'num'), el('td', r.message, 'muted'));
+    const session = el('td', r.sessionId === undefined ? '–' : r.sessionId.slice(0, 8)); if (r.sessionId) session.title = r.sessionId;
+    tr.append(el('td', time(r.lastAt)), el('td', r.layer), code, session, el('td', fmt(r.count), 'num'), el('td', r.message, 'muted'));
     body.append(tr);
   }
-  if (list.length === 0) { const tr = el('tr'); const td = el('td', 'none yet', 'muted'); td.colSpan = 5; tr.append(td); body.append(tr); }
+  if (list.length === 0) { const tr = el('tr'); const td = el('td', 'none yet', 'muted'); td.colSpan = 6; tr.append(td); body.append(tr); }
 }
 const KINDS = ['completed', 'cancelled', 'failed', 'refused'];
 const COLORS = { completed: '#3fb950', cancelled: '#d29922', failed: '#f85149', refused: '#8b949e' };
 function renderChart(series) {
   const svg = $('turn-chart'); svg.replaceChildren(); svg.dataset.points = series.length;
-  const W = 600, H = 160, P = 4, slots = 120;
+  const W = 600, H = 160, P = 4, slots = Math.max(30, series.length);
   let max = 1; for (const p of series) for (const k of KINDS) max = Math.max(max, p[k]);
   const x = (i) => P + ((slots - series.length + i) / (slots - 1)) * (W - 2 * P);
   const y = (v) => H - P - (v / max) * (H - 2 * P);
@@ -117,7 +119,7 @@ export const DASHBOARD_HTML = `<!doctype html>
 <div class="legend"><span class="k-completed">completed</span><span class="k-cancelled">cancelled</span><span class="k-failed">failed</span><span class="k-refused">refused prompts</span></div>
 <div class="muted"><span id="chart-scale"></span> · journal <span id="journal-rate" data-testid="journal-rate">–</span></div></section>
 <section><h2>Sessions</h2><div id="session-count" class="muted"></div><table><thead><tr><th>session</th><th class="num">pending</th><th>state</th><th class="num">clients</th></tr></thead><tbody id="session-rows"></tbody></table></section>
-<section><h2>Last refusals</h2><table><thead><tr><th>last</th><th>layer</th><th>code</th><th class="num">×</th><th>reason</th></tr></thead><tbody id="refusal-rows"></tbody></table></section>
+<section class="wide"><h2>Last refusals</h2><table><thead><tr><th>last</th><th>layer</th><th>code</th><th>session</th><th class="num">×</th><th>reason</th></tr></thead><tbody id="refusal-rows"></tbody></table></section>
 <section><h2>Totals since start</h2><dl id="totals"></dl></section>
 </main><script>${SCRIPT}</script></body></html>
 `;

@@ -1,29 +1,30 @@
-/** One refusal the dashboard lists: which layer refused, why, and how often in a row. */
+/** One kind of refusal the dashboard lists: which layer refused, why, whom, and how often. */
 export interface RefusalEntry {
   /** `prompt`: the sessions layer refused a prompt; `model`: the runtime refused a model call. */
   layer: 'prompt' | 'model';
   code: string;
   /** The refused prompt's session, when the refusal names one. */
   sessionId?: string;
-  /** The error's message: limits and ids, never prompt text (admission errors quote none). */
+  /** The latest error's message: limits and ids, never prompt text (admission errors quote none). */
   message: string;
-  /** Wall-clock ms of the first and the latest refusal of this run. */
+  /** Wall-clock ms of the first and the latest refusal of this kind. */
   firstAt: number;
   lastAt: number;
-  /** Refusals in this run: the same refusal repeated without another in between. */
+  /** Refusals of this kind since it entered the list. */
   count: number;
 }
 
 const MAX_MESSAGE_CHARS = 200;
 
 /**
- * The last refusals, newest first, in a fixed-size ring (O(1) per refusal). A refusal that
- * repeats the previous one (same layer, code and session) counts in its entry instead of
- * pushing the others out: under overload one session refuses at the rate prompts arrive.
+ * The kinds of refusal seen last (one entry per layer, code and session), the most recent first,
+ * at most `capacity` of them. Under overload a session refuses at the rate prompts arrive: a
+ * repeat of the latest kind only bumps its count (no allocation, no message read); another
+ * known kind moves to the front; a new kind pushes the least recent out. All O(1).
  */
 export class RecentRefusals {
-  private readonly ring: Array<RefusalEntry | undefined>;
-  private next = 0;
+  /** Entries by kind, least recent first (a Map keeps insertion order). */
+  private readonly entries = new Map<string, RefusalEntry>();
   private last: RefusalEntry | undefined;
 
   constructor(
@@ -32,10 +33,9 @@ export class RecentRefusals {
   ) {
     if (!Number.isInteger(capacity) || capacity < 1)
       throw new RangeError(`capacity must be a positive integer, got ${String(capacity)}`);
-    this.ring = new Array<RefusalEntry | undefined>(capacity).fill(undefined);
   }
 
-  /** Records a refusal; `message` is read only when it starts a new entry. */
+  /** Records a refusal; `message` is read only when the kind is not the latest one. */
   add(
     layer: RefusalEntry['layer'],
     code: string,
@@ -49,29 +49,26 @@ export class RecentRefusals {
       last.lastAt = now;
       return;
     }
+    const key = `${layer}\u0000${code}\u0000${sessionId ?? ''}`;
     const text = message();
-    const entry: RefusalEntry = {
-      layer,
-      code,
-      message: text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS)}…` : text,
-      firstAt: now,
-      lastAt: now,
-      count: 1,
-    };
-    if (sessionId !== undefined) entry.sessionId = sessionId;
-    this.ring[this.next] = entry;
-    this.next = (this.next + 1) % this.capacity;
+    const bounded = text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS)}…` : text;
+    let entry = this.entries.get(key);
+    if (entry !== undefined) {
+      this.entries.delete(key);
+      entry.count++;
+      entry.lastAt = now;
+      entry.message = bounded;
+    } else {
+      entry = { layer, code, message: bounded, firstAt: now, lastAt: now, count: 1 };
+      if (sessionId !== undefined) entry.sessionId = sessionId;
+      if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    }
+    this.entries.set(key, entry);
     this.last = entry;
   }
 
-  /** Copies of the entries, newest first. */
+  /** Copies of the entries, the most recent first. */
   list(): RefusalEntry[] {
-    const result: RefusalEntry[] = [];
-    for (let step = 1; step <= this.capacity; step++) {
-      const entry = this.ring[(this.next - step + this.capacity) % this.capacity];
-      if (entry === undefined) break;
-      result.push({ ...entry });
-    }
-    return result;
+    return [...this.entries.values()].reverse().map((entry) => ({ ...entry }));
   }
 }

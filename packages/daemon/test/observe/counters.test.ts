@@ -34,7 +34,7 @@ test('labeled counts put a value that is not code-shaped under "unknown", never 
   expect(counts.entries()).toEqual([{ labels: { code: 'unknown' }, value: 2 }]);
 });
 
-test('recent refusals: a repeat counts in its entry, the ring keeps the newest, newest first', () => {
+test('recent refusals: one entry per kind, the most recent first, the least recent pushed out', () => {
   let now = 1_000;
   const recent = new RecentRefusals(3, () => now);
   let messages = 0;
@@ -43,34 +43,22 @@ test('recent refusals: a repeat counts in its entry, the ring keeps the newest, 
   now = 2_000;
   recent.add('prompt', 'prompt_queue_full', 's1', message);
   recent.add('model', 'model_overloaded', undefined, message);
+  now = 3_000;
+  recent.add('prompt', 'prompt_queue_full', 's1', message);
   recent.add('prompt', 'prompt_queue_full', 's2', message);
   recent.add('prompt', 'session_not_found', 's3', message);
-  const list = recent.list();
-  expect(list.map((r) => [r.code, r.sessionId, r.count])).toEqual([
-    ['session_not_found', 's3', 1],
-    ['prompt_queue_full', 's2', 1],
-    ['model_overloaded', undefined, 1],
+  expect(recent.list().map((r) => [r.code, r.sessionId, r.count, r.firstAt, r.lastAt])).toEqual([
+    ['session_not_found', 's3', 1, 3_000, 3_000],
+    ['prompt_queue_full', 's2', 1, 3_000, 3_000],
+    ['prompt_queue_full', 's1', 3, 1_000, 3_000],
   ]);
-  expect(messages).toBe(4); // the repeat read no message
+  expect(messages).toBe(5); // the repeat of the latest kind read no message
 });
 
-test('recent refusals: a repeat of the latest keeps its first time and moves its last', () => {
-  let now = 1_000;
-  const recent = new RecentRefusals(2, () => now);
-  recent.add('prompt', 'prompt_queue_full', 's1', () => 'full');
-  now = 5_000;
-  recent.add('prompt', 'prompt_queue_full', 's1', () => 'full');
-  expect(recent.list()).toEqual([
-    {
-      layer: 'prompt',
-      code: 'prompt_queue_full',
-      sessionId: 's1',
-      message: 'full',
-      firstAt: 1_000,
-      lastAt: 5_000,
-      count: 2,
-    },
-  ]);
+test('recent refusals keep the latest message of a kind, bounded to 200 characters', () => {
+  const recent = new RecentRefusals(2, () => 0);
+  recent.add('prompt', 'invalid_prompt', 's1', () => 'x'.repeat(500));
+  expect(recent.list()[0]!.message).toBe(`${'x'.repeat(200)}…`);
 });
 
 test('SSE evictions: a subscriber whose queue overflows is counted once, and leaves the subscriber count', () => {
