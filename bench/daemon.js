@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { childEnv, children, cleanUp, listeningUrl, spawnNode, stopChild, tempDir } from './children.js';
 import { fmt, medianBy, met, table } from './lib.js';
+import { benchRefusalCost } from './refusal-cost.js';
 
 const MAIN = fileURLToPath(new URL('../packages/daemon/dist/bundle/sluice.js', import.meta.url));
 const PROMPT_BODY = JSON.stringify({ prompt: [{ type: 'text', text: 'ping' }] });
@@ -198,9 +199,9 @@ async function fullSession(daemon, agent) {
 }
 
 async function bench503({ quick }) {
-  const seconds = quick ? 2 : 5;
+  const seconds = quick ? 2 : 4;
   const warmSeconds = quick ? 1 : 3;
-  const rounds = quick ? 1 : 4;
+  const rounds = quick ? 2 : 6;
   const neverAnswers = ['--echo-delay-ms', String(2 ** 31 - 1)];
   const daemon = await startDaemon(neverAnswers);
   // The same daemon without its metrics (`--no-metrics`): what counting the refusals costs.
@@ -254,8 +255,12 @@ async function bench503({ quick }) {
       expectBody: subject.body,
     });
     for (const subject of subjects) await cannon(options(subject, warmSeconds));
+    // The two daemons swap places every round, so that neither always runs right after the bare server.
+    const [bareSubject, metered, unmeteredSubject] = subjects;
     for (let round = 0; round < rounds; round++)
-      for (const subject of subjects) {
+      for (const subject of round % 2 === 0
+        ? [bareSubject, metered, unmeteredSubject]
+        : [bareSubject, unmeteredSubject, metered]) {
         const cpuBefore = cpuMs(subject.pid);
         subject.runs.push(await cannon(options(subject, seconds)));
         subject.cpu += cpuMs(subject.pid) - cpuBefore;
@@ -298,6 +303,7 @@ async function bench503({ quick }) {
       bodyBytes: Buffer.byteLength(refused.body),
       pendingAfter: pending.pendingPrompts.length,
       refusalsCounted: counted === null ? undefined : Number(counted[1]),
+      refusalCost: benchRefusalCost({ quick }),
     };
   } finally {
     agent.destroy();
@@ -639,7 +645,7 @@ function render503(queueFull) {
   return [
     `**\`503 prompt_queue_full\` under load.** A session holds 5 prompts that never finish (\`--echo-delay-ms ${2 ** 31 - 1}\`); ` +
       `autocannon 8 with ${CONNECTIONS} keep-alive connections then POSTs the same prompt for ` +
-      `${queueFull.rounds} × ${queueFull.seconds} s per subject (alternating, after ${queueFull.warmSeconds} s of warm-up each). The baseline ` +
+      `${queueFull.rounds} × ${queueFull.seconds} s per subject (alternating, the two daemons in turn first, after ${queueFull.warmSeconds} s of warm-up each). The baseline ` +
       `is a bare \`node:http\` server that reads the body and answers the very same status, headers and ` +
       `${fmt(queueFull.bodyBytes)}-byte body. Every response's body is ` +
       `checked against the daemon's refusal (mismatches).`,
@@ -679,7 +685,13 @@ function render503(queueFull) {
       `the ratio of the totals: ${fmt(ours.rate / unmetered.rate, 3)}); target ≥ ${TARGET_METRICS_RATIO}: ` +
       `${met(metricsRatio >= TARGET_METRICS_RATIO)}. By CPU per request ` +
       `**${fmt(unmetered.cpuUsPerRequest / ours.cpuUsPerRequest, 3)}**. Its scrape afterwards counted ` +
-      `${queueFull.refusalsCounted === undefined ? 'no' : fmt(queueFull.refusalsCounted)} \`prompt_queue_full\` refusals.`,
+      `${queueFull.refusalsCounted === undefined ? 'no' : fmt(queueFull.refusalsCounted)} \`prompt_queue_full\` refusals. ` +
+      `In process (bench/refusal-cost.js: the session bridge refusing a full session's prompt, ` +
+      `${fmt(queueFull.refusalCost.calls)} calls, median of ${queueFull.refusalCost.rounds} alternating rounds), a refusal ` +
+      `takes ${fmt(queueFull.refusalCost.plainNs)} ns without metrics and ${fmt(queueFull.refusalCost.meteredNs)} ns with ` +
+      `them: **${fmt((queueFull.refusalCost.meteredNs - queueFull.refusalCost.plainNs) / 1000, 2)} µs** added, ` +
+      `${fmt(((queueFull.refusalCost.meteredNs - queueFull.refusalCost.plainNs) / 1000 / unmetered.cpuUsPerRequest) * 100, 1)} % ` +
+      `of the ${fmt(unmetered.cpuUsPerRequest)} µs of server CPU a refusal costs over HTTP.`,
   ].join('\n');
 }
 
