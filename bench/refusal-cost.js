@@ -16,7 +16,7 @@ function refuser(tap) {
     workspaces: ['/'],
     ...(tap === undefined ? {} : { admissions: tap.prompts, events: tap.prompts }),
   });
-  const { sessionId } = bridge.createSession({ sessionScope: 'thread', cwd: '/' });
+  const { sessionId } = bridge.createSession({ scope: 'thread', cwd: '/' });
   for (let i = 0; i < 5; i++) bridge.trySendPrompt(sessionId, PROMPT).done.catch(() => {});
   const options = { clientId: undefined, deadlineMs: undefined, idempotency: undefined };
   return () => bridge.trySendPrompt(sessionId, PROMPT, options);

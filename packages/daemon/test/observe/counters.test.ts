@@ -1,6 +1,17 @@
 import { expect, test } from 'vitest';
-import { SessionBuses } from '../../src/sessions/index.js';
-import { Distribution, LabeledCounts, OTHER_LABEL, RecentRefusals } from '../../src/observe/index.js';
+import {
+  PromptQueueFullError,
+  SessionBridge,
+  SessionBuses,
+  SessionNotFoundError,
+} from '../../src/sessions/index.js';
+import {
+  DaemonTap,
+  Distribution,
+  LabeledCounts,
+  OTHER_LABEL,
+  RecentRefusals,
+} from '../../src/observe/index.js';
 
 test('a distribution counts each value in the first bucket whose bound holds it, cumulatively', () => {
   const d = new Distribution([0.1, 1, 10]);
@@ -72,4 +83,30 @@ test('SSE evictions: a subscriber whose queue overflows is counted once, and lea
   while (slow.tryRead() !== undefined);
   expect(slow.endReason).toBe('evicted');
   expect(buses.subscriberCount).toBe(0);
+});
+
+test('admission counts every door of the bridge once: a throw, a full queue, an Idempotency-Key replay admits nothing', () => {
+  const tap = new DaemonTap();
+  const bridge = new SessionBridge({
+    agent: { runTurn: () => new Promise(() => {}) }, // never finishes: prompts stay pending
+    maxPendingPromptsPerSession: 2,
+    admissions: tap.prompts,
+    workspaces: ['/'],
+  });
+  const { sessionId } = bridge.createSession({ scope: 'thread', cwd: '/' });
+  const prompt = [{ type: 'text' as const, text: 'hi' }];
+  const idempotency = { key: 'k-1', fingerprint: 'f-1' };
+  bridge.sendPrompt(sessionId, prompt, { idempotency }).done.catch(() => {});
+  bridge.sendPrompt(sessionId, prompt, { idempotency }); // a retry: the first admission again
+  const third = bridge.trySendPrompt(sessionId, prompt);
+  if (third instanceof PromptQueueFullError) throw third;
+  third.done.catch(() => {});
+  expect(() => bridge.sendPrompt(sessionId, prompt)).toThrow(PromptQueueFullError);
+  expect(bridge.trySendPrompt(sessionId, prompt)).toBeInstanceOf(PromptQueueFullError);
+  expect(() => bridge.sendPrompt('no-such-session', prompt)).toThrow(SessionNotFoundError);
+  expect(tap.prompts.admittedPrompts).toBe(2);
+  expect(tap.prompts.refusals.entries()).toEqual([
+    { labels: { code: 'prompt_queue_full' }, value: 2 },
+    { labels: { code: 'session_not_found' }, value: 1 },
+  ]);
 });
