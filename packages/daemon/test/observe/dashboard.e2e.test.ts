@@ -58,6 +58,8 @@ beforeAll(async () => {
     '2',
     '--model-max-concurrency',
     '2',
+    '--drain-timeout-ms',
+    '0',
   ]);
   const loops: Array<Promise<void>> = [];
   for (let i = 0; i < SESSIONS; i++) {
@@ -142,7 +144,7 @@ test('the dashboard draws slots against their limit, busy sessions, prompt_queue
 }, 90_000);
 
 test('with a token, the dashboard asks for it, then signs the browser in by cookie and streams', async () => {
-  const guarded = await startSluice(['--token', 'dashboard-test-token']);
+  const guarded = await startSluice(['--token', 'dashboard-test-token', '--drain-timeout-ms', '0']);
   const page = await browser.newPage();
   try {
     const first = await page.goto(`${guarded.url}/dashboard`);
