@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { childEnv, children, cleanUp, listeningUrl, spawnNode, stopChild, tempDir } from './children.js';
 import { fmt, medianBy, met, table } from './lib.js';
+import { benchRefusalCost } from './refusal-cost.js';
 
 const MAIN = fileURLToPath(new URL('../packages/daemon/dist/bundle/sluice.js', import.meta.url));
 const PROMPT_BODY = JSON.stringify({ prompt: [{ type: 'text', text: 'ping' }] });
@@ -21,6 +22,8 @@ const CONNECTIONS = 50;
 const SESSIONS = 50;
 const IDLE_SESSIONS = 1_000;
 const TARGET_503_RATIO = 0.6;
+/** The 503 path with metrics on keeps at least this share of its rate with `--no-metrics`. */
+const TARGET_METRICS_RATIO = 0.95;
 const TARGET_IDLE_MB = 80;
 const TARGET_SESSION_KB = 50;
 const TARGET_START_MS = 300;
@@ -184,19 +187,29 @@ function cannon(options) {
   });
 }
 
+/** A session of `daemon` holding 5 prompts that never finish, and the refusal of a 6th. */
+async function fullSession(daemon, agent) {
+  const { sessionId } = await createSession(daemon.url, agent);
+  const promptUrl = `${daemon.url}/session/${sessionId}/prompt`;
+  for (let i = 0; i < 5; i++) await json(promptUrl, { method: 'POST', body: PROMPT_BODY, agent });
+  const refused = await request(promptUrl, { method: 'POST', body: PROMPT_BODY, agent });
+  if (refused.status !== 503 || JSON.parse(refused.body).code !== 'prompt_queue_full')
+    throw new Error(`the 6th prompt was not refused: ${refused.status} ${refused.body}`);
+  return { sessionId, promptUrl, refused };
+}
+
 async function bench503({ quick }) {
-  const seconds = quick ? 2 : 5;
+  const seconds = quick ? 2 : 4;
   const warmSeconds = quick ? 1 : 3;
-  const rounds = quick ? 1 : 2;
-  const daemon = await startDaemon(['--echo-delay-ms', String(2 ** 31 - 1)]);
+  const rounds = quick ? 2 : 6;
+  const neverAnswers = ['--echo-delay-ms', String(2 ** 31 - 1)];
+  const daemon = await startDaemon(neverAnswers);
+  // The same daemon without its metrics (`--no-metrics`): what counting the refusals costs.
+  const unmetered = await startDaemon([...neverAnswers, '--no-metrics']);
   const agent = new http.Agent({ keepAlive: true });
   try {
-    const { sessionId } = await createSession(daemon.url, agent);
-    const promptUrl = `${daemon.url}/session/${sessionId}/prompt`;
-    for (let i = 0; i < 5; i++) await json(promptUrl, { method: 'POST', body: PROMPT_BODY, agent });
-    const refused = await request(promptUrl, { method: 'POST', body: PROMPT_BODY, agent });
-    if (refused.status !== 503 || JSON.parse(refused.body).code !== 'prompt_queue_full')
-      throw new Error(`the 6th prompt was not refused: ${refused.status} ${refused.body}`);
+    const { sessionId, promptUrl, refused } = await fullSession(daemon, agent);
+    const plain = await fullSession(unmetered, agent);
     const bare = await startBare({
       STATUS: '503',
       BODY: refused.body,
@@ -210,29 +223,51 @@ async function bench503({ quick }) {
       {
         name: 'bare node:http (same 503 bytes)',
         url: `${bare.url}/session/${sessionId}/prompt`,
+        body: refused.body,
         pid: bare.child.pid,
         runs: [],
         cpu: 0,
       },
-      { name: 'sluice serve (queue full)', url: promptUrl, pid: daemon.child.pid, runs: [], cpu: 0 },
+      {
+        name: 'sluice serve (queue full)',
+        url: promptUrl,
+        body: refused.body,
+        pid: daemon.child.pid,
+        runs: [],
+        cpu: 0,
+      },
+      {
+        name: 'sluice serve --no-metrics (queue full)',
+        url: plain.promptUrl,
+        body: plain.refused.body,
+        pid: unmetered.child.pid,
+        runs: [],
+        cpu: 0,
+      },
     ];
-    const options = (url, duration) => ({
-      url,
+    const options = (subject, duration) => ({
+      url: subject.url,
       connections: CONNECTIONS,
       duration,
       method: 'POST',
       headers: JSON_HEADERS,
       body: PROMPT_BODY,
-      expectBody: refused.body,
+      expectBody: subject.body,
     });
-    for (const subject of subjects) await cannon(options(subject.url, warmSeconds));
+    for (const subject of subjects) await cannon(options(subject, warmSeconds));
+    // The two daemons swap places every round, so that neither always runs right after the bare server.
+    const [bareSubject, metered, unmeteredSubject] = subjects;
     for (let round = 0; round < rounds; round++)
-      for (const subject of subjects) {
+      for (const subject of round % 2 === 0
+        ? [bareSubject, metered, unmeteredSubject]
+        : [bareSubject, unmeteredSubject, metered]) {
         const cpuBefore = cpuMs(subject.pid);
-        subject.runs.push(await cannon(options(subject.url, seconds)));
+        subject.runs.push(await cannon(options(subject, seconds)));
         subject.cpu += cpuMs(subject.pid) - cpuBefore;
       }
     const pending = await json(`${daemon.url}/session/${sessionId}/pending-prompts`, { agent });
+    const metrics = await request(`${daemon.url}/metrics`, { agent });
+    const counted = /^sluice_prompts_refused_total\{code="prompt_queue_full"\} (\d+)$/m.exec(metrics.body);
     await stopChild(bare.child);
     const results = subjects.map(({ name, runs, cpu }) => {
       const requests = runs.reduce((sum, r) => sum + r.requests.total, 0);
@@ -253,17 +288,27 @@ async function bench503({ quick }) {
         statuses,
       };
     });
+    // Metrics on against off, round by round: the two ran one after the other, so each pair saw
+    // about the same machine; the median pair is steadier than the ratio of the totals.
+    const rate = (run) => run.requests.total / run.duration;
+    const pairedMetricsRatio = medianBy(
+      subjects[1].runs.map((run, round) => rate(run) / rate(subjects[2].runs[round])),
+    );
     return {
       seconds,
       warmSeconds,
       rounds,
       results,
+      pairedMetricsRatio,
       bodyBytes: Buffer.byteLength(refused.body),
       pendingAfter: pending.pendingPrompts.length,
+      refusalsCounted: counted === null ? undefined : Number(counted[1]),
+      refusalCost: benchRefusalCost({ quick }),
     };
   } finally {
     agent.destroy();
     await stopChild(daemon.child);
+    await stopChild(unmetered.child);
   }
 }
 
@@ -594,12 +639,13 @@ const statusList = (s) =>
     .join(', ');
 
 function render503(queueFull) {
-  const [bare, ours] = queueFull.results;
+  const [bare, ours, unmetered] = queueFull.results;
   const ratio503 = ours.rate / bare.rate;
+  const metricsRatio = queueFull.pairedMetricsRatio;
   return [
     `**\`503 prompt_queue_full\` under load.** A session holds 5 prompts that never finish (\`--echo-delay-ms ${2 ** 31 - 1}\`); ` +
       `autocannon 8 with ${CONNECTIONS} keep-alive connections then POSTs the same prompt for ` +
-      `${queueFull.rounds} × ${queueFull.seconds} s per subject (alternating, after ${queueFull.warmSeconds} s of warm-up each). The baseline ` +
+      `${queueFull.rounds} × ${queueFull.seconds} s per subject (alternating, the two daemons in turn first, after ${queueFull.warmSeconds} s of warm-up each). The baseline ` +
       `is a bare \`node:http\` server that reads the body and answers the very same status, headers and ` +
       `${fmt(queueFull.bodyBytes)}-byte body. Every response's body is ` +
       `checked against the daemon's refusal (mismatches).`,
@@ -633,6 +679,19 @@ function render503(queueFull) {
       `**${fmt(bare.cpuUsPerRequest / ours.cpuUsPerRequest, 2)}** of the bare server's work rate. After the load the ` +
       `session still holds ${queueFull.pendingAfter} pending prompts (nothing was admitted). The load generator ` +
       `shares the machine's cores with the server, so the bare figure is bounded by autocannon as much as by the server.`,
+    '',
+    `Metrics (\`/metrics\`, on by default) against the same daemon with \`--no-metrics\`: **${fmt(metricsRatio, 3)}** of its ` +
+      `requests/s, the median of the ${queueFull.rounds} rounds' ratios (the two run one after the other in each round; ` +
+      `the ratio of the totals: ${fmt(ours.rate / unmetered.rate, 3)}); target ≥ ${TARGET_METRICS_RATIO}: ` +
+      `${met(metricsRatio >= TARGET_METRICS_RATIO)}. By CPU per request ` +
+      `**${fmt(unmetered.cpuUsPerRequest / ours.cpuUsPerRequest, 3)}**. Its scrape afterwards counted ` +
+      `${queueFull.refusalsCounted === undefined ? 'no' : fmt(queueFull.refusalsCounted)} \`prompt_queue_full\` refusals. ` +
+      `In process (bench/refusal-cost.js: the session bridge refusing a full session's prompt, ` +
+      `${fmt(queueFull.refusalCost.calls)} calls, median of ${queueFull.refusalCost.rounds} alternating rounds), a refusal ` +
+      `takes ${fmt(queueFull.refusalCost.plainNs)} ns without metrics and ${fmt(queueFull.refusalCost.meteredNs)} ns with ` +
+      `them: **${fmt((queueFull.refusalCost.meteredNs - queueFull.refusalCost.plainNs) / 1000, 2)} µs** added, ` +
+      `${fmt(((queueFull.refusalCost.meteredNs - queueFull.refusalCost.plainNs) / 1000 / unmetered.cpuUsPerRequest) * 100, 1)} % ` +
+      `of the ${fmt(unmetered.cpuUsPerRequest)} µs of server CPU a refusal costs over HTTP.`,
   ].join('\n');
 }
 

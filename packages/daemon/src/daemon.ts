@@ -20,6 +20,7 @@ import { SessionCredentials } from './gateway/index.js';
 import { PermissionBroker, withPermissions } from './permissions/index.js';
 import { SessionBridge, type Agent, type SessionStore, type TurnFailure } from './sessions/index.js';
 import { JournalRetention, LazySqlitePersistence, lockDataDir, prepareDataDir } from './persistence/index.js';
+import type { DaemonTap } from './observe/daemon-tap.js';
 
 /** Things a test or host may inject instead of what the config builds. */
 export interface DaemonParts {
@@ -40,6 +41,8 @@ export interface DaemonParts {
   schedulerObserver?: SchedulerObserver;
   /** Told after a journal retention pass deleted calls (`journalRetentionDays`). */
   onJournalPruned?: (report: { deletedCalls: number; cutoff: string }) => void;
+  /** The counters `/metrics` and `/dashboard` read; without one the daemon counts nothing. */
+  tap?: DaemonTap;
 }
 
 /** The composed daemon: runtime, sessions (with their event streams), permissions and the agent. */
@@ -59,6 +62,8 @@ export interface Daemon {
   readonly credentials: SessionCredentials;
   /** True once `close()` was called: no new sessions or prompts are admitted. */
   readonly draining: boolean;
+  /** The operators' counters (`/metrics`, `/dashboard`), when the daemon keeps them. */
+  readonly tap?: DaemonTap | undefined;
   /**
    * Opens the stored files and settles what a killed daemon left behind: each model call it
    * left without a result gets an `interrupted` one. Serving does not wait for it.
@@ -106,7 +111,11 @@ function openStorage(config: ResolvedDaemonConfig, parts: DaemonParts): Storage 
   const dataDir = resolve(config.dataDir);
   const path = prepareDataDir(dataDir);
   const unlock = lockDataDir(dataDir);
-  const persistence = new LazySqlitePersistence(path, parts.store === undefined);
+  const persistence = new LazySqlitePersistence(
+    path,
+    parts.store === undefined,
+    parts.tap?.journal.batchCommitted,
+  );
   return {
     journal: persistence.journal,
     store: parts.store ?? persistence.store,
@@ -149,14 +158,14 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
   requireDirectory(resolved.workspace);
   const provider = parts.provider ?? buildProvider(resolved);
   const storage = openStorage(resolved, parts);
-  const runtime = buildRuntime(resolved, provider, storage, parts.schedulerObserver);
-  const retention = JournalRetention.of(resolved.journalRetentionDays, {
-    clock: systemClock,
-    wallNow: Date.now,
-    prune: storage.prune,
-    onError: parts.onError ?? (() => {}),
-    ...(parts.onJournalPruned === undefined ? {} : { onPruned: parts.onJournalPruned }),
-  });
+  const tap = parts.tap;
+  const runtime = buildRuntime(
+    resolved,
+    provider,
+    storage,
+    schedulerObservers(parts.schedulerObserver, tap?.model),
+  );
+  const retention = buildRetention(resolved, storage, parts);
   // The broker publishes through the bridge, which drops events of sessions that are gone.
   const permissions = new PermissionBroker({
     responseTimeoutMs: resolved.permissionResponseTimeoutMs,
@@ -170,22 +179,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
       new ChatAgent({ runtime, model: resolved.model, contextMaxBytes: resolved.contextMaxBytes }),
     permissions,
   );
-  const bridge: SessionBridge = new SessionBridge({
-    agent,
-    store: storage.store,
-    workspaces: [resolved.workspace],
-    eventRingSize: resolved.eventRingSize,
-    ...(resolved.eventRingBytes === undefined ? {} : { eventRingBytes: resolved.eventRingBytes }),
-    ...(resolved.eventMemoryBytes === undefined ? {} : { eventMemoryBytes: resolved.eventMemoryBytes }),
-    maxPendingPromptsPerSession: resolved.maxPendingPromptsPerSession,
-    promptDeadlineMs: resolved.promptDeadlineMs,
-    maxSessions: resolved.maxSessions,
-    maxSessionsPerWorkspace: resolved.maxSessionsPerWorkspace,
-    terminalEventDelayMs: resolved.terminalEventDelayMs,
-    sessionIdleTimeoutMs: resolved.sessionIdleTimeoutMs,
-    onError: parts.onError,
-    onTurnError: parts.onTurnError,
-  });
+  const bridge: SessionBridge = buildBridge(resolved, agent, storage.store, parts);
 
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
@@ -214,8 +208,14 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     get draining() {
       return bridge.draining;
     },
+    tap,
     // Retention's first pass runs once the file is open and settled, then hourly.
-    recover: () => storage.recover().then((report) => (retention?.start(), report)),
+    recover: async () => {
+      const report = await storage.recover();
+      tap?.journal.recovered(report.interruptedCalls);
+      retention?.start();
+      return report;
+    },
     close: () => (closing ??= close()),
   };
 }
@@ -268,4 +268,60 @@ function requireDirectory(workspace: string): void {
   }
   if (!isDirectory)
     throw new DaemonConfigError('workspace', `workspace: ${JSON.stringify(workspace)} is not a directory`);
+}
+
+/** One observer telling both `first` and `second` (a host's and the metrics tap's), or the one given. */
+function schedulerObservers(
+  first: SchedulerObserver | undefined,
+  second: SchedulerObserver | undefined,
+): SchedulerObserver | undefined {
+  if (first === undefined || second === undefined) return first ?? second;
+  const both: SchedulerObserver = {};
+  for (const hook of ['admitted', 'rejected', 'slotGranted', 'slotReleased', 'finished'] as const) {
+    const a = first[hook] as ((...args: unknown[]) => void) | undefined;
+    const b = second[hook] as ((...args: unknown[]) => void) | undefined;
+    if (a !== undefined || b !== undefined)
+      (both as Record<string, unknown>)[hook] = (...args: unknown[]): void => {
+        a?.apply(first, args);
+        b?.apply(second, args);
+      };
+  }
+  return both;
+}
+
+/** The sessions layer over `agent`, with the configured limits (and the metrics' tap). */
+function buildBridge(
+  resolved: ResolvedDaemonConfig,
+  agent: Agent,
+  store: SessionStore | undefined,
+  parts: DaemonParts,
+): SessionBridge {
+  return new SessionBridge({
+    agent,
+    store,
+    workspaces: [resolved.workspace],
+    eventRingSize: resolved.eventRingSize,
+    ...(resolved.eventRingBytes === undefined ? {} : { eventRingBytes: resolved.eventRingBytes }),
+    ...(resolved.eventMemoryBytes === undefined ? {} : { eventMemoryBytes: resolved.eventMemoryBytes }),
+    maxPendingPromptsPerSession: resolved.maxPendingPromptsPerSession,
+    promptDeadlineMs: resolved.promptDeadlineMs,
+    maxSessions: resolved.maxSessions,
+    maxSessionsPerWorkspace: resolved.maxSessionsPerWorkspace,
+    terminalEventDelayMs: resolved.terminalEventDelayMs,
+    sessionIdleTimeoutMs: resolved.sessionIdleTimeoutMs,
+    onError: parts.onError,
+    onTurnError: parts.onTurnError,
+    ...(parts.tap === undefined ? {} : { events: parts.tap.prompts, admissions: parts.tap.prompts }),
+  });
+}
+
+/** Journal retention when `journalRetentionDays` is set (it starts once the file is recovered). */
+function buildRetention(resolved: ResolvedDaemonConfig, storage: Storage, parts: DaemonParts) {
+  return JournalRetention.of(resolved.journalRetentionDays, {
+    clock: systemClock,
+    wallNow: Date.now,
+    prune: storage.prune,
+    onError: parts.onError ?? (() => {}),
+    ...(parts.onJournalPruned === undefined ? {} : { onPruned: parts.onJournalPruned }),
+  });
 }

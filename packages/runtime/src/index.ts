@@ -47,6 +47,7 @@ export { costOf, type Pricing } from './budget/pricing.js';
 
 export { DEFAULT_SCHEDULER_LIMITS, type SchedulerConfig } from './scheduler/config.js';
 export { Scheduler, type SchedulerObserver, type SchedulerOptions } from './scheduler/scheduler.js';
+export { finishedCall, type FinishedCall } from './gateway/call.js';
 
 export {
   appendThroughWrite,

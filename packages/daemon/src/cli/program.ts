@@ -107,5 +107,6 @@ function connectionOptions(command: Command): Command {
       new Option('--max-connections <n>', 'open connections accepted at once; more are closed')
         .default(DEFAULT_MAX_CONNECTIONS)
         .argParser(integer(1, 1_000_000)),
-    );
+    )
+    .option('--no-metrics', 'serve neither GET /metrics nor the /dashboard, and keep no counters for them');
 }

@@ -9,6 +9,7 @@ import { buildServer, isLoopbackHost } from '../http/index.js';
 import type { AgentTable, AppliedConfigFile } from './config-file.js';
 import type { ConfigFlags } from './config-options.js';
 import { LazyLogger } from './lazy-logger.js';
+import { DaemonTap } from '../observe/daemon-tap.js';
 
 /** Config keys as the flags that set them, for error messages. */
 const FLAG_OF: Record<string, string> = {
@@ -83,6 +84,8 @@ export interface ServeOptions extends ConfigFlags {
   agentLivenessTimeoutMs?: number;
   sessionIdleTimeoutMs?: number;
   journalRetentionDays?: number;
+  /** `--no-metrics` sets it false: no `/metrics`, no `/dashboard`, no counters. Default true. */
+  metrics?: boolean;
 }
 
 /** Thrown for a start-up refusal; the CLI prints the message and exits 1. */
@@ -259,7 +262,11 @@ export async function serve(
   const gateway: { url?: string } = {};
   const daemon = await daemonFromFlags(
     options,
-    { ...operatorLog(logger), gatewayUrl: () => gateway.url },
+    {
+      ...operatorLog(logger),
+      gatewayUrl: () => gateway.url,
+      ...(options.metrics === false ? {} : { tap: new DaemonTap() }),
+    },
     (message) => logger.warn({}, message),
   );
   const app = buildServer(daemon, {

@@ -39,6 +39,8 @@ export interface EventBusOptions {
   ringBytes?: number;
   /** The daemon-wide budget this bus's ring counts against. */
   memory?: EventMemory;
+  /** Told each time a slow subscriber is evicted (its queue overflowed), for metrics. */
+  onSubscriberEvicted?: () => void;
 }
 
 /** What a publisher supplies; the bus adds `id`, `v` and `_meta`. */
@@ -71,6 +73,7 @@ export class EventBus {
   readonly maxSubscribers: number;
   private readonly ring: EventRing;
   private readonly now: () => number;
+  private readonly onSubscriberEvicted: (() => void) | undefined;
   /** Subscriptions that receive new events. */
   private readonly receivers = new Set<BusSubscription>();
   /** Subscriptions counted against `maxSubscribers`: receivers plus those still draining. */
@@ -89,6 +92,7 @@ export class EventBus {
     const now = options.now ?? Date.now;
     if (typeof now !== 'function') throw new TypeError(`now must be a function, got ${String(now)}`);
     this.now = now;
+    this.onSubscriberEvicted = options.onSubscriberEvicted;
     const ringBytes = positiveIntegerOrInfinity('ringBytes', options.ringBytes ?? Infinity);
     this.ring = new EventRing(this.ringSize, ringBytes, options.memory);
   }
@@ -190,6 +194,7 @@ export class EventBus {
       now: this.now,
       detach: () => this.receivers.delete(subscription),
       release: () => this.holders.delete(subscription),
+      evicted: this.onSubscriberEvicted,
     });
     this.holders.add(subscription);
     if (this.closed) subscription.end('bus_closed');

@@ -60,6 +60,8 @@ export interface SubscriptionInit {
   detach: () => void;
   /** Give its place under the subscriber limit back; called once, when it is done. */
   release: () => void;
+  /** Told once if the subscription is evicted for overflowing its queue. */
+  evicted?: (() => void) | undefined;
 }
 
 type State = 'open' | 'ending' | 'done';
@@ -84,6 +86,7 @@ export class BusSubscription implements Subscription {
   private readonly now: () => number;
   private readonly detach: () => void;
   private readonly release: () => void;
+  private readonly evicted: (() => void) | undefined;
 
   constructor(init: SubscriptionInit) {
     this.preamble = init.preamble;
@@ -92,6 +95,7 @@ export class BusSubscription implements Subscription {
     this.now = init.now;
     this.detach = init.detach;
     this.release = init.release;
+    this.evicted = init.evicted;
     // room for maxQueued events + one unread warning + the final client_evicted
     this.queue = new RingBuffer(init.maxQueued + 2);
     this.warnAt = Math.ceil(init.maxQueued * SLOW_CLIENT_WARNING_RATIO);
@@ -126,6 +130,7 @@ export class BusSubscription implements Subscription {
       };
       this.queue.push(syntheticFrame('client_evicted', data, this.now()));
       this.end('evicted');
+      this.evicted?.();
       return;
     }
     this.queue.push(frame);

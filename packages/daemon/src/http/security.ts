@@ -1,6 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isSessionCredential, type GatewayCaller } from '../gateway/index.js';
+import {
+  DASHBOARD_PATH,
+  dashboardAuthorized,
+  isDashboardPath,
+  sendDashboardLogin,
+} from './dashboard-auth.js';
 
 /** Exposed to browsers on allowed cross-origin responses (PROTOCOL §2). */
 const EXPOSED_HEADERS = 'Retry-After, X-Qwen-Event-Epoch, X-Qwen-SSE-Stream-Id, Acp-Connection-Id';
@@ -31,6 +37,11 @@ export interface SecurityOptions {
    * token; a session credential that is not live is refused there even without a token.
    */
   credentials?: { resolve(token: string): GatewayCaller | undefined };
+  /**
+   * The dashboard is served: its routes also accept the token as `?token=` or the cookie the
+   * page sets, and `GET /dashboard` without either answers a sign-in form (http/dashboard-auth.ts).
+   */
+  dashboard?: boolean;
 }
 
 /** The bearer token of an `Authorization` header, if it carries one. */
@@ -158,6 +169,10 @@ export function securityGate(options: SecurityOptions) {
     if (given !== undefined && tokensEqual(given, token)) return done();
     if (given !== undefined && credentials !== undefined && isGatewayUrl(request.url)) {
       if (isSessionCredential(given) && liveCredential(request, given, credentials)) return done();
+    }
+    if (options.dashboard === true && isDashboardPath(path!)) {
+      if (dashboardAuthorized(request.url, request.headers.cookie, token, tokensEqual)) return done();
+      if (path === DASHBOARD_PATH && request.method === 'GET') return sendDashboardLogin(reply);
     }
     unauthorized(reply);
   };

@@ -7,6 +7,8 @@ import { registerJsonBody } from './json-body.js';
 import { requestLogHook, type RequestLog } from './request-log.js';
 import type { AcpHttpRegistryOptions } from '../acp/index.js';
 import { acpRoutes } from './routes/acp.js';
+import { dashboardRoutes } from './routes/dashboard.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { eventRoutes } from './routes/events.js';
 import { overviewRoutes } from './routes/overview.js';
@@ -82,6 +84,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
       requireAuth: options.requireAuth ?? false,
       allowOrigins: options.allowOrigins ?? [],
       credentials: daemon.credentials,
+      dashboard: daemon.tap !== undefined,
     }),
   );
   registerJsonBody(app);
@@ -119,6 +122,16 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
         }),
     ...options.acp,
   });
+  if (daemon.tap !== undefined) {
+    const observed = {
+      tap: daemon.tap,
+      runtime: daemon.runtime,
+      bridge: sessions,
+      agentPool: daemon.agentPool,
+    };
+    metricsRoutes(app, observed);
+    dashboardRoutes(app, observed, { token: options.token, heartbeatMs });
+  }
   return app;
 }
 

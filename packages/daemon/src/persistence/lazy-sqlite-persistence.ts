@@ -42,10 +42,12 @@ export class LazySqlitePersistence {
   /**
    * @param path the database file (`<data dir>/journal.db`)
    * @param withStore whether to open a session store in it too
+   * @param onBatchCommitted told of each committed journal transaction (records, ms), for metrics
    */
   constructor(
     readonly path: string,
     private readonly withStore: boolean,
+    private readonly onBatchCommitted?: (records: number, durationMs: number) => void,
   ) {
     this.journal = {
       name: 'sqlite',
@@ -142,7 +144,8 @@ export class LazySqlitePersistence {
   private open(): Promise<SqliteFiles> {
     if (this.opening !== undefined) return this.opening;
     const opening = import('./sqlite-files.js').then(
-      ({ openSqliteFiles }) => (this.files = openSqliteFiles(this.path, this.withStore)),
+      ({ openSqliteFiles }) =>
+        (this.files = openSqliteFiles(this.path, this.withStore, this.onBatchCommitted)),
     );
     // A failed opening fails the calls waiting for it; the next call tries again (the cause —
     // a lock held elsewhere, a full disk — may have passed), unless the file is being closed

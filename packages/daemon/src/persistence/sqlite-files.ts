@@ -15,10 +15,18 @@ export interface SqliteFiles {
  * Opens the journal, then the session store, in the file at `path`. Loaded with `import()` by
  * {@link LazySqlitePersistence}, so SQLite is loaded only once something is to be recorded.
  */
-export function openSqliteFiles(path: string, withStore: boolean): SqliteFiles {
+export function openSqliteFiles(
+  path: string,
+  withStore: boolean,
+  onBatchCommitted?: (records: number, durationMs: number) => void,
+): SqliteFiles {
   // The daemon holds the data directory's lock: it is the file's one writer, so it may settle
   // the calls a killed daemon left open.
-  const journal = new SqliteJournal({ path, reconcileInterrupted: true });
+  const journal = new SqliteJournal({
+    path,
+    reconcileInterrupted: true,
+    ...(onBatchCommitted === undefined ? {} : { onBatchCommitted }),
+  });
   let maintenance: JournalMaintenance | undefined;
   try {
     maintenance = new JournalMaintenance(path);

@@ -67,6 +67,7 @@ export {
   DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
   MAX_TERMINAL_EVENT_DELAY_MS,
   pendingPromptLimit,
+  type AdmissionObserver,
   type SessionBridgeOptions,
   type TurnFailure,
 } from './options.js';

@@ -90,6 +90,19 @@ export interface SessionBridgeOptions {
    * nor the error's message, which may quote an upstream answer.
    */
   onTurnError?: (failure: TurnFailure) => void;
+  /** Told every admission decision of `sendPrompt` / `trySendPrompt`, for metrics. */
+  admissions?: AdmissionObserver;
+}
+
+/**
+ * What {@link SessionBridgeOptions.admissions} is told: each prompt admitted (a retry answered
+ * from its `Idempotency-Key` admits nothing and is not told), and each refusal with its error
+ * (a `PromptQueueFullError`, or what admission threw). Called synchronously on the admission
+ * path, so it must be cheap and must not throw.
+ */
+export interface AdmissionObserver {
+  admitted(sessionId: string): void;
+  refused(sessionId: string, error: unknown): void;
 }
 
 /** What {@link SessionBridgeOptions.onTurnError} is told. */
@@ -129,6 +142,7 @@ export interface ResolvedBridgeOptions {
   sessionIdleTimeoutMs: number;
   onError: (error: unknown, context: string) => void;
   onTurnError: (failure: TurnFailure) => void;
+  admissions: AdmissionObserver | undefined;
 }
 
 /** `0` and `Infinity` mean unlimited (returned as `Infinity`); else a non-negative integer (BP-2). */
@@ -214,5 +228,6 @@ export function resolveBridgeOptions(options: SessionBridgeOptions): ResolvedBri
     ),
     onError: options.onError ?? (() => {}),
     onTurnError: options.onTurnError ?? (() => {}),
+    admissions: options.admissions,
   };
 }

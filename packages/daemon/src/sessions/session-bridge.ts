@@ -6,6 +6,7 @@ import { SessionCapacity } from './capacity.js';
 import { assertClientIdFormat } from './clients.js';
 import { InvalidClientIdError, PromptQueueFullError, SessionNotFoundError } from './errors.js';
 import { resolveBridgeOptions, type SessionBridgeOptions } from './options.js';
+import { observedAdmitter } from './observed-admission.js';
 import { SessionPersistence } from './persistence.js';
 import type { BranchedSession, PendingPromptInfo } from './queue-items.js';
 import type { SessionHandle, SessionSummary } from './session.js';
@@ -52,7 +53,7 @@ export class SessionBridge {
   readonly streams: SessionBuses;
   private readonly limitsValue: BridgeLimits;
   private readonly directory: SessionDirectory;
-  private readonly admitter: PromptAdmitter;
+  private readonly admitter: Pick<PromptAdmitter, 'admit'>;
   private readonly brancher: Brancher;
   private readonly lists: SessionLists;
   private readonly wallNow: () => number;
@@ -81,7 +82,7 @@ export class SessionBridge {
     });
     const directory = this.directory;
     const openSession = (sessionId: string) => directory.requireOpen(sessionId);
-    this.admitter = new PromptAdmitter({
+    const admitter = new PromptAdmitter({
       maxPending: resolved.maxPendingPromptsPerSession,
       promptDeadlineMs: resolved.promptDeadlineMs,
       clock,
@@ -92,6 +93,7 @@ export class SessionBridge {
       position: (sessionId) => this.streams.position(sessionId),
       ledger,
     });
+    this.admitter = observedAdmitter(admitter, resolved.admissions);
     this.brancher = new Brancher({
       capacity,
       persistence,
@@ -317,15 +319,12 @@ export class SessionBridge {
     prompt: readonly ContentBlock[],
     options: SendPromptOptions = {},
   ): PromptAdmission {
-    const admission = this.admitter.admit(sessionId, prompt, options);
+    const admission = this.trySendPrompt(sessionId, prompt, options);
     if (admission instanceof PromptQueueFullError) throw admission;
     return admission;
   }
 
-  /**
-   * {@link sendPrompt}, except that a full queue is returned instead of thrown: for callers that
-   * refuse at the rate prompts arrive, the HTTP route under overload (SPEC BP-8).
-   */
+  /** {@link sendPrompt}, but a full queue is returned, not thrown: the HTTP route under overload (BP-8). */
   trySendPrompt(
     sessionId: string,
     prompt: readonly ContentBlock[],

@@ -39,6 +39,10 @@ export class SessionBuses implements SessionEventSink {
   /** The daemon-wide budget every ring counts against, live and retained ones alike. */
   readonly memory: EventMemory;
   private readonly ringBytes: number;
+  private evictions = 0;
+  private readonly countEviction = (): void => {
+    this.evictions++;
+  };
 
   constructor(
     private readonly ringSize: number,
@@ -60,7 +64,12 @@ export class SessionBuses implements SessionEventSink {
   busFor(sessionId: string): EventBus {
     let bus = this.buses.get(sessionId);
     if (bus === undefined) {
-      bus = new EventBus({ ringSize: this.ringSize, ringBytes: this.ringBytes, memory: this.memory });
+      bus = new EventBus({
+        ringSize: this.ringSize,
+        ringBytes: this.ringBytes,
+        memory: this.memory,
+        onSubscriberEvicted: this.countEviction,
+      });
       this.buses.set(sessionId, bus);
       this.dropClosed(sessionId); // a session restored under the same id starts a new epoch
     }
@@ -84,6 +93,19 @@ export class SessionBuses implements SessionEventSink {
   /** Subscribers of the session's live stream now; 0 when it has none (no bus is made). */
   subscriberCount(sessionId: string): number {
     return this.buses.get(sessionId)?.subscriberCount ?? 0;
+  }
+
+  /** Subscribers held now by the live sessions' streams and the retained closed ones. */
+  get totalSubscriberCount(): number {
+    let count = 0;
+    for (const bus of this.buses.values()) count += bus.subscriberCount;
+    for (const { bus } of this.closed.values()) count += bus.subscriberCount;
+    return count;
+  }
+
+  /** Subscribers evicted for a full queue since start (PROTOCOL §6 `client_evicted`). */
+  get evictedSubscribers(): number {
+    return this.evictions;
   }
 
   /** Whether the session has a bus now (made on first use, dropped after `session_closed`). */

@@ -176,6 +176,23 @@ export class Call extends Job implements ProviderCallOptions, AppendListener {
   }
 }
 
+/** How a model call ended, as a scheduler observer reads it once the call `finished`. */
+export interface FinishedCall {
+  /** The error the call settled with; undefined when it succeeded. */
+  readonly error: ModelRuntimeError | undefined;
+  /** What the provider reported using: what the call's budget was charged (budget spend). */
+  readonly usage: Usage | undefined;
+}
+
+/**
+ * The end of a gateway call that a scheduler observer's `finished` hook is given; undefined
+ * for a job that is not a gateway call (a scheduler used alone). For metrics.
+ */
+export function finishedCall(job: Job): FinishedCall | undefined {
+  if (!(job instanceof Call)) return undefined;
+  return { error: job.failure, usage: job.outcome?.usage };
+}
+
 // see docs/decisions/012-runtime-hot-path.md
 keepShape(
   new Call('', '', undefined, { messages: [] }, undefined, '', undefined, undefined, {} as CallDriver),

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { LinkedQueue } from '../scheduler/linked-queue.js';
 import type { ErrorReporter } from '../report-error.js';
@@ -57,6 +58,9 @@ export class SqliteBatchWriter {
   private readonly maxBatchRecords: number;
   private readonly confirmSliceRecords: number;
   private readonly reportError: ErrorReporter;
+  private readonly onBatchCommitted: ((records: number, durationMs: number) => void) | undefined;
+  /** When the batch in flight was handed to the writer (`performance.now()`), for `onBatchCommitted`. */
+  private sentAt = 0;
   /** The writer thread, started by the first batch: an idle journal costs no thread (~10 MiB). */
   private worker: Worker | undefined;
   private readonly workerData: WriterSettings;
@@ -87,6 +91,7 @@ export class SqliteBatchWriter {
     this.maxBatchRecords = settings.maxBatchRecords;
     this.confirmSliceRecords = settings.confirmSliceRecords;
     this.reportError = settings.reportError;
+    this.onBatchCommitted = settings.onBatchCommitted;
     this.workerData = settings.writer;
   }
 
@@ -198,6 +203,7 @@ export class SqliteBatchWriter {
     try {
       const worker = this.writer();
       worker.ref();
+      if (this.onBatchCommitted !== undefined) this.sentAt = performance.now();
       worker.postMessage({ type: 'commit', bodies: batch.bodies });
       batch.bodies = []; // the writer has its copy; don't keep the bodies alive until the ack
     } catch (error) {
@@ -235,6 +241,14 @@ export class SqliteBatchWriter {
     this.counters.batchesCommitted++;
     this.counters.recordsCommitted += batch.records - refused.length;
     this.counters.recordsFailed += refused.length;
+    const observe = this.onBatchCommitted;
+    if (observe !== undefined) {
+      try {
+        observe(batch.records - refused.length, performance.now() - this.sentAt);
+      } catch (error) {
+        this.reportError(error);
+      }
+    }
     for (const { index, message, sqliteCode } of refused) {
       const slice = batch.slices[Math.floor(index / this.confirmSliceRecords)];
       if (!slice) continue;

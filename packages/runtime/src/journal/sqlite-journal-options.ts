@@ -31,6 +31,12 @@ export interface SqliteJournalOptions {
    * directory's lock — so the default is false. Default false.
    */
   reconcileInterrupted?: boolean;
+  /**
+   * Told after each committed transaction: how many records it held and how long the writer
+   * thread took, in ms, from the hand-off to its reply — for metrics. What it throws goes to
+   * `reportError`.
+   */
+  onBatchCommitted?: (records: number, durationMs: number) => void;
 }
 
 /** What the writer thread is started with (its `workerData`; see sqlite-journal-worker.js). */
@@ -51,6 +57,7 @@ export interface SqliteJournalSettings {
   confirmSliceRecords: number;
   reportError: ErrorReporter;
   reconcileInterrupted: boolean;
+  onBatchCommitted: ((records: number, durationMs: number) => void) | undefined;
   writer: WriterSettings;
 }
 
@@ -100,7 +107,18 @@ export function resolveSqliteJournalOptions(options: SqliteJournalOptions): Sqli
   const reconcileInterrupted = options.reconcileInterrupted ?? false;
   if (typeof reconcileInterrupted !== 'boolean')
     throw new TypeError(`reconcileInterrupted must be a boolean, got ${String(reconcileInterrupted)}`);
-  return { path, maxBatchRecords, confirmSliceRecords, reportError, reconcileInterrupted, writer };
+  const onBatchCommitted = options.onBatchCommitted;
+  if (onBatchCommitted !== undefined && typeof onBatchCommitted !== 'function')
+    throw new TypeError(`onBatchCommitted must be a function, got ${String(onBatchCommitted)}`);
+  return {
+    path,
+    maxBatchRecords,
+    confirmSliceRecords,
+    reportError,
+    reconcileInterrupted,
+    onBatchCommitted,
+    writer,
+  };
 }
 
 function journalPath(path: string): string {

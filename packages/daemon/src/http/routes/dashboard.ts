@@ -1,0 +1,105 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import {
+  DashboardFeed,
+  DashboardViewerLimitError,
+  type DashboardFeedOptions,
+  type DashboardSnapshot,
+  type ObservedDaemon,
+} from '../../observe/index.js';
+import { writeSse, type SseSource } from '../../wire/index.js';
+import { dashboardCookie, queryToken } from '../dashboard-auth.js';
+
+/** Options of {@link dashboardRoutes}. */
+export interface DashboardRouteOptions {
+  /** The daemon's bearer token, when it has one: `?token=` then signs the browser in by cookie. */
+  token: string | undefined;
+  heartbeatMs: number;
+  feed?: DashboardFeedOptions;
+}
+
+/**
+ * A viewer's stream: only the newest snapshot waits to be written, so a slow browser skips
+ * snapshots instead of queueing them.
+ */
+class LatestSnapshot implements SseSource {
+  private frame: string | undefined;
+  private waiter: ((frame: string | undefined) => void) | undefined;
+  private closed = false;
+  unsubscribe: () => void = () => {};
+
+  readonly push = (snapshot: DashboardSnapshot): void => {
+    const frame = `event: snapshot\ndata: ${JSON.stringify(snapshot)}\n\n`;
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    if (waiter !== undefined) waiter(frame);
+    else this.frame = frame;
+  };
+
+  tryNext(): string | undefined {
+    const frame = this.frame;
+    this.frame = undefined;
+    return frame;
+  }
+
+  next(): Promise<string | undefined> {
+    const frame = this.tryNext();
+    if (frame !== undefined || this.closed) return Promise.resolve(frame);
+    return new Promise((resolve) => (this.waiter = resolve));
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.unsubscribe();
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.(undefined);
+  }
+}
+
+/**
+ * `GET /dashboard` (the page) and `GET /dashboard/stream` (its snapshots, one a second, as SSE
+ * `snapshot` events), behind the same gates as the API (http/dashboard-auth.ts for browsers).
+ */
+export function dashboardRoutes(
+  app: FastifyInstance,
+  source: ObservedDaemon,
+  options: DashboardRouteOptions,
+): void {
+  const feed = new DashboardFeed(source, options.feed);
+  const token = options.token;
+
+  app.get('/dashboard', async (request, reply) => {
+    // The gate let the request in, so its `?token=` (if any) is right: trade it for the cookie.
+    if (token !== undefined && queryToken(request.url) !== undefined)
+      return reply
+        .code(303)
+        .header('Set-Cookie', dashboardCookie(token))
+        .header('Location', '/dashboard')
+        .send();
+    const { DASHBOARD_HTML, DASHBOARD_CSP } = await import('../../observe/dashboard-page.js');
+    return reply
+      .header('Content-Security-Policy', DASHBOARD_CSP)
+      .header('Cache-Control', 'no-store')
+      .header('X-Content-Type-Options', 'nosniff')
+      .type('text/html; charset=utf-8')
+      .send(DASHBOARD_HTML);
+  });
+
+  app.get('/dashboard/stream', (request, reply) => {
+    const viewer = new LatestSnapshot();
+    try {
+      viewer.unsubscribe = feed.subscribe(viewer.push);
+    } catch (error) {
+      if (!(error instanceof DashboardViewerLimitError)) throw error;
+      return reply.code(429).header('Retry-After', '5').send({ error: error.message, code: error.code });
+    }
+    reply.hijack();
+    writeSse(request.raw, reply.raw, viewer, {
+      heartbeatMs: options.heartbeatMs,
+      headers: reply.getHeaders() as OutgoingHttpHeaders,
+    });
+    return reply;
+  });
+}

@@ -1,0 +1,165 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { ensureChromium } from '../helpers/chromium.js';
+import { api, openEvents, textPrompt, type EventStream, type SseFrame } from '../helpers/http-client.js';
+import { startSluice, type SluiceProcess } from '../helpers/sluice-process.js';
+
+// Issue 20 "Observe": the live dashboard, drawn by a real browser (Debian's chromium, installed
+// with apt when missing) against the bundled daemon under load. Every wait is for a condition
+// on the page, never a fixed time. The screenshot is kept in .artifacts/dashboard.png.
+
+const ARTIFACTS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../.artifacts');
+/** The prompts' text: it must appear nowhere on the page. */
+const SECRET = 'quokka-marmalade';
+const SESSIONS = 3;
+
+let browser: Browser;
+let sluice: SluiceProcess;
+const streams: EventStream[] = [];
+let stopped = false;
+let stop: () => void = () => {};
+/** Settles when the test is over: the load stops waiting for turns that will not end. */
+const stopping = new Promise<void>((resolve) => (stop = resolve));
+let load: Promise<void>;
+
+const terminal = (promptId: string) => (f: SseFrame) =>
+  (f.event === 'turn_complete' || f.event === 'turn_error') && f.data.promptId === promptId;
+
+/** One session kept busy: three prompts at a time (the third is refused), then their ends. */
+async function keepBusy(sessionId: string, stream: EventStream): Promise<void> {
+  while (!stopped) {
+    const accepted: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await api(sluice.url, 'POST', `/session/${sessionId}/prompt`, { body: textPrompt(SECRET) });
+      if (res.status === 202) accepted.push(res.body.promptId);
+    }
+    for (const promptId of accepted)
+      await Promise.race([stream.waitFor(terminal(promptId), 60_000), stopping]);
+  }
+}
+
+async function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: await ensureChromium(),
+    headless: true,
+    args: ['--no-sandbox', '--disable-background-networking'],
+  });
+}
+
+beforeAll(async () => {
+  browser = await launch();
+  sluice = await startSluice([
+    '--echo-delay-ms',
+    '300',
+    '--max-pending-prompts-per-session',
+    '2',
+    '--model-max-concurrency',
+    '2',
+    '--drain-timeout-ms',
+    '0',
+  ]);
+  const loops: Array<Promise<void>> = [];
+  for (let i = 0; i < SESSIONS; i++) {
+    const { sessionId } = (await api(sluice.url, 'POST', '/session', { body: { sessionScope: 'thread' } }))
+      .body;
+    const stream = await openEvents(sluice.url, sessionId);
+    streams.push(stream);
+    loops.push(keepBusy(sessionId, stream));
+  }
+  // The loops end when the daemon stops and their streams end.
+  load = Promise.allSettled(loops).then(() => undefined);
+}, 20 * 60_000); // the first run installs chromium
+
+afterAll(async () => {
+  stopped = true;
+  stop();
+  await load;
+  for (const stream of streams) stream.close();
+  await sluice?.stop();
+  await browser?.close();
+});
+
+/** The little of the DOM the predicates below read; they run in the page, not here. */
+interface PageElement {
+  textContent: string | null;
+  dataset: Record<string, string | undefined>;
+  getAttribute(name: string): string | null;
+}
+declare const document: {
+  getElementById(id: string): PageElement | null;
+  querySelector(selector: string): PageElement | null;
+  querySelectorAll(selector: string): Iterable<PageElement>;
+};
+
+/** Waits until `predicate` holds in the page, as the browser polls it on each animation frame. */
+async function until(page: Page, predicate: () => boolean, what: string): Promise<void> {
+  try {
+    await page.waitForFunction(predicate, undefined, { timeout: 30_000 });
+  } catch (error) {
+    throw new Error(`the dashboard never showed ${what}`, { cause: error });
+  }
+}
+
+const LIVE = () => document.getElementById('status')?.textContent === 'live';
+const SLOT_LIMIT_2 = () => document.getElementById('slots')?.dataset['limit'] === '2';
+const BUSY_SESSION = () =>
+  [...document.querySelectorAll('[data-testid=session-row]')].some(
+    (row) => Number(row.dataset['pending']) > 0,
+  );
+const QUEUE_FULL_REFUSAL = () =>
+  document.querySelector('[data-testid=refusal][data-code=prompt_queue_full]') !== null;
+/** At least three seconds drawn, one of them above the baseline (y = 156: turns completed). */
+const CHART_WITH_POINTS = () => {
+  const line = document.querySelector('#turn-chart polyline[data-kind=completed]');
+  const points = (line?.getAttribute('points') ?? '').split(' ').filter((p) => p !== '');
+  return points.length >= 3 && points.some((p) => Number(p.split(',')[1]) < 155.5);
+};
+const JOURNAL_RATE = () => Number(document.getElementById('journal-rate')?.dataset['rate']) > 0;
+
+test('the dashboard draws slots against their limit, busy sessions, prompt_queue_full refusals and a turn chart, without prompt text', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  try {
+    await page.goto(`${sluice.url}/dashboard`);
+    await until(page, LIVE, 'a live stream');
+    await until(page, SLOT_LIMIT_2, 'the slot limit');
+    await until(page, BUSY_SESSION, 'a session with pending prompts');
+    await until(page, QUEUE_FULL_REFUSAL, 'a prompt_queue_full refusal');
+    await until(page, CHART_WITH_POINTS, 'a chart with points');
+    await until(page, JOURNAL_RATE, 'a journal rate');
+
+    const slots = page.getByTestId('slots');
+    expect(Number(await slots.getAttribute('data-used'))).toBeLessThanOrEqual(2);
+    expect(await slots.locator('.count').textContent()).toMatch(/^\d+ \/ 2$/);
+    const refusal = page.locator('[data-testid=refusal][data-code=prompt_queue_full]').first();
+    expect(await refusal.textContent()).toContain('Prompt queue full for session');
+    expect(await page.content()).not.toContain(SECRET);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard.png'), fullPage: true });
+  } finally {
+    await page.close();
+  }
+}, 90_000);
+
+test('with a token, the dashboard asks for it, then signs the browser in by cookie and streams', async () => {
+  const guarded = await startSluice(['--token', 'dashboard-test-token', '--drain-timeout-ms', '0']);
+  const page = await browser.newPage();
+  try {
+    const first = await page.goto(`${guarded.url}/dashboard`);
+    expect(first?.status()).toBe(401);
+    await page.fill('input[name=token]', 'dashboard-test-token');
+    await Promise.all([page.waitForURL(`${guarded.url}/dashboard`), page.click('button[type=submit]')]);
+    expect(page.url()).toBe(`${guarded.url}/dashboard`); // the token left the address bar
+    await until(page, LIVE, 'a live stream');
+    const cookies = await page.context().cookies();
+    expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite, c.path])).toEqual([
+      ['sluice_dashboard', true, 'Strict', '/dashboard'],
+    ]);
+    expect(cookies[0]!.value).not.toContain('dashboard-test-token');
+  } finally {
+    await page.close();
+    await guarded.stop();
+  }
+}, 60_000);
