@@ -72,6 +72,15 @@ export interface DaemonConfig {
   agentIdleTimeoutMs?: number;
   /** An agent process that leaves a liveness probe unanswered this long is killed; default 30 000. */
   agentLivenessTimeoutMs?: number;
+  /**
+   * A PostgreSQL database (`postgres://…`) holding the journal and the sessions, shared by a
+   * fleet of daemons; absent = the SQLite file in `dataDir` (docs/fleet.md).
+   */
+  store?: string;
+  /** Where clients reach this daemon: told to a client that asks another daemon of the fleet for a session open here. */
+  advertiseUrl?: string;
+  /** How long this daemon's lease in the shared store lasts unrenewed (it renews every third); default 15 000. */
+  storeLeaseMs?: number;
 }
 
 /** The validated configuration, defaults filled in. */
@@ -164,6 +173,9 @@ const RULES: Record<keyof DaemonConfig, Rule> = {
   agentMaxProcesses: count(1, { default: DEFAULT_AGENT_MAX_PROCESSES }),
   agentIdleTimeoutMs: count(1, { max: MAX_TIMER_MS, default: DEFAULT_AGENT_IDLE_TIMEOUT_MS }),
   agentLivenessTimeoutMs: count(1, { max: MAX_TIMER_MS, default: DEFAULT_AGENT_LIVENESS_TIMEOUT_MS }),
+  store: { kind: 'string', nonEmpty: true },
+  advertiseUrl: { kind: 'httpUrl' },
+  storeLeaseMs: count(1, { max: MAX_TIMER_MS }),
 };
 
 const AGENT_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
@@ -249,5 +261,37 @@ export function resolveDaemonConfig(config: DaemonConfig = {}): ResolvedDaemonCo
       'modelMaxInflight',
       `modelMaxInflight must be at least modelMaxConcurrency (${concurrency}), got ${inflight}`,
     );
+  checkStore(data);
   return { ...data, workspace: resolve(workspace) };
+}
+
+/** The shared store's settings: a PostgreSQL URL (its password never quoted back), and those that need one. */
+function checkStore(data: DaemonConfig): void {
+  if (data.store === undefined) {
+    for (const setting of ['advertiseUrl', 'storeLeaseMs'] as const)
+      if (data[setting] !== undefined)
+        throw new DaemonConfigError(
+          setting,
+          `${setting} needs store (a postgres:// URL shared by the fleet)`,
+        );
+    return;
+  }
+  const url = URL.canParse(data.store) ? new URL(data.store) : undefined;
+  if (
+    url === undefined ||
+    (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') ||
+    url.pathname.length <= 1
+  ) {
+    if (url !== undefined && url.password !== '') url.password = '***';
+    const shown = url?.toString() ?? describeValue(data.store.replace(/:[^:@/]*@/, ':***@'));
+    throw new DaemonConfigError(
+      'store',
+      `store must be a postgres://user@host:port/database URL, got ${shown}`,
+    );
+  }
+  if (data.storeLeaseMs !== undefined && data.storeLeaseMs < 100)
+    throw new DaemonConfigError(
+      'storeLeaseMs',
+      `storeLeaseMs must be at least 100, got ${data.storeLeaseMs}`,
+    );
 }

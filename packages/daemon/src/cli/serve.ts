@@ -4,8 +4,9 @@ import type { ModelProvider } from '@sluice/runtime';
 import type { FastifyInstance } from 'fastify';
 import { DaemonConfigError, resolveDaemonConfig, type DaemonConfig } from '../config.js';
 import { parseAgentSpec, type AgentCommand } from '../agents/index.js';
-import { createDaemon, type Daemon, type DaemonParts } from '../daemon.js';
+import { createDaemon, type Daemon, type DaemonParts, type DaemonStorage } from '../daemon.js';
 import { buildServer, isLoopbackHost } from '../http/index.js';
+import { openFleetStorage, type FleetStorageEvents } from './fleet-storage.js';
 import { LazyLogger } from './lazy-logger.js';
 
 /** Config keys as the flags that set them, for error messages. */
@@ -35,6 +36,9 @@ const FLAG_OF: Record<string, string> = {
   agentMaxProcesses: '--agent-max-processes',
   agentIdleTimeoutMs: '--agent-idle-timeout-ms',
   agentLivenessTimeoutMs: '--agent-liveness-timeout-ms',
+  store: '--store',
+  advertiseUrl: '--advertise-url',
+  storeLeaseMs: '--store-lease-ms',
 };
 
 /** Parsed options of `sluice serve`. */
@@ -73,6 +77,10 @@ export interface ServeOptions {
   agentMaxProcesses?: number;
   agentIdleTimeoutMs?: number;
   agentLivenessTimeoutMs?: number;
+  /** `--store`: a PostgreSQL URL shared by a fleet of daemons. */
+  store?: string;
+  advertiseUrl?: string;
+  storeLeaseMs?: number;
 }
 
 /** Thrown for a start-up refusal; the CLI prints the message and exits 1. */
@@ -123,6 +131,9 @@ function daemonConfig(options: Omit<ServeOptions, 'port' | 'hostname'>): DaemonC
     ['agentMaxProcesses', options.agentMaxProcesses],
     ['agentIdleTimeoutMs', options.agentIdleTimeoutMs],
     ['agentLivenessTimeoutMs', options.agentLivenessTimeoutMs],
+    ['store', options.store],
+    ['advertiseUrl', options.advertiseUrl],
+    ['storeLeaseMs', options.storeLeaseMs],
   ];
   for (const [key, value] of optional)
     if (value !== undefined) (config as Record<string, unknown>)[key] = value;
@@ -161,15 +172,40 @@ export async function daemonFromFlags(
   options: Omit<ServeOptions, 'port' | 'hostname'>,
   parts: DaemonParts = {},
   warn: (message: string) => void = () => {},
+  fleetEvents: FleetStorageEvents = { leaseLost: () => {}, error: () => {} },
 ): Promise<Daemon> {
   try {
     const config = daemonConfig(options);
     const provider = config.provider === 'openai' ? await openAIProvider(config, warn) : undefined;
-    return createDaemon(config, provider === undefined ? parts : { ...parts, provider });
+    const withProvider = provider === undefined ? parts : { ...parts, provider };
+    if (config.store === undefined) return createDaemon(config, withProvider);
+    resolveDaemonConfig(config); // every flag named before the database is touched
+    const storage = await openSharedStore({ ...config, store: config.store }, fleetEvents);
+    try {
+      return createDaemon(config, { ...withProvider, storage });
+    } catch (error) {
+      await storage.close().catch(() => {});
+      throw error;
+    }
   } catch (error) {
     if (error instanceof DaemonConfigError)
       throw new StartupError(`${FLAG_OF[error.setting] ?? error.setting}: ${error.message}`);
     if (error instanceof RangeError || error instanceof TypeError) throw new StartupError(error.message);
+    throw error;
+  }
+}
+
+/** The fleet's shared store; its refusals (unreachable, migrated by a newer build) name `--store`. */
+async function openSharedStore(
+  config: DaemonConfig & { store: string },
+  events: FleetStorageEvents,
+): Promise<DaemonStorage> {
+  try {
+    return await openFleetStorage(config, events);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'store_unreachable' || code === 'store_schema_too_new' || error instanceof RangeError)
+      throw new StartupError(`--store: ${(error as Error).message}`);
     throw error;
   }
 }
@@ -231,10 +267,12 @@ export async function serve(
   const logger = logFromEnv(env, 'sluice');
   // Agent processes call the model gateway on this server; its port is known once it listens.
   const gateway: { url?: string } = {};
+  const store = sharedStoreEvents(logger);
   const daemon = await daemonFromFlags(
     options,
     { ...operatorLog(logger), gatewayUrl: () => gateway.url },
     (message) => logger.warn({}, message),
+    store,
   );
   const app = buildServer(daemon, {
     hostname: options.hostname,
@@ -278,6 +316,7 @@ export async function serve(
         await logger.flush();
       })()),
   };
+  store.running = running;
   // The journal opens now, off the start-up path, and settles what a killed daemon left. Files
   // written by a newer build are refused: the daemon stops rather than fail every call.
   daemon.recover().then(
@@ -290,6 +329,23 @@ export async function serve(
     },
   );
   return running;
+}
+
+/**
+ * What the shared store (`--store`) reports while the daemon runs. A lost lease means another
+ * daemon of the fleet took over this one's sessions and calls: it stops and exits 1, as for a
+ * store written by a newer build.
+ */
+function sharedStoreEvents(logger: LazyLogger): FleetStorageEvents & { running?: RunningServer } {
+  const events: FleetStorageEvents & { running?: RunningServer } = {
+    leaseLost: (error) => {
+      logger.error({ err: error }, 'store lease lost');
+      process.stderr.write(`error: ${error.message}\n`);
+      void (events.running?.stop() ?? Promise.resolve()).finally(() => process.exit(1));
+    },
+    error: (error) => logger.error({ err: error }, 'shared store'),
+  };
+  return events;
 }
 
 /** A journal or session store written by a newer build. */

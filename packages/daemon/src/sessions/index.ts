@@ -53,6 +53,7 @@ export {
   SessionIdConflictError,
   SessionLimitExceededError,
   SessionNotFoundError,
+  SessionOwnedElsewhereError,
   SessionWorkspaceConflictError,
   UnknownAgentError,
   WorkspaceMismatchError,
@@ -94,6 +95,7 @@ export {
 export type {
   SessionListOptions,
   SessionListPage,
+  SessionOwner,
   SessionRecord,
   SessionScope,
   SessionStore,

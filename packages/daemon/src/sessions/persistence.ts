@@ -1,5 +1,5 @@
 import { SESSION_EVENT, type SessionEvent } from './session-events.js';
-import type { SessionRecord, SessionStore } from './session-store.js';
+import type { SessionOwner, SessionRecord, SessionStore } from './session-store.js';
 
 /** What persistence needs of a live session. */
 export interface SavableSession {
@@ -40,6 +40,27 @@ export class SessionPersistence {
       });
     this.saving.set(session, saved);
     return saved;
+  }
+
+  /**
+   * Takes a stored session for this daemon before it opens it; resolves the daemon that has it
+   * open instead, if another does (a fleet's shared store). Nothing to take without a store that claims.
+   */
+  claim(sessionId: string): Promise<SessionOwner | undefined> {
+    return this.store?.claim?.(sessionId) ?? Promise.resolve(undefined);
+  }
+
+  /**
+   * Gives up the claim on a closed session once its last save is done, unless `stillClosed()`
+   * says it was opened here again meanwhile. A failed release is reported; the claim then ends
+   * with this daemon.
+   */
+  release(session: SavableSession, stillClosed: () => boolean): void {
+    const store = this.store;
+    if (store?.release === undefined) return;
+    void (this.saving.get(session) ?? Promise.resolve())
+      .then(() => (stillClosed() ? store.release?.(session.sessionId) : undefined))
+      .then(undefined, (error: unknown) => this.onError(error, `store.release ${session.sessionId}`));
   }
 
   /** The stored record of a session; concurrent reads of one id share one store read. */

@@ -7,6 +7,7 @@ import {
   SessionClosingError,
   SessionIdConflictError,
   SessionNotFoundError,
+  SessionOwnedElsewhereError,
   SessionWorkspaceConflictError,
   UnknownAgentError,
   WorkspaceMismatchError,
@@ -224,6 +225,11 @@ export class SessionDirectory {
     if (record === undefined || !this.workspaces.serves(record.workspaceCwd))
       throw new SessionNotFoundError(sessionId);
     if (expected !== undefined && record.workspaceCwd !== expected) throw new SessionNotFoundError(sessionId);
+    // In a fleet, one daemon at a time runs a session: take it, or say which daemon has it.
+    const owner = await this.persistence.claim(sessionId);
+    if (owner !== undefined) throw new SessionOwnedElsewhereError(sessionId, owner);
+    const raced = this.sessions.get(sessionId);
+    if (raced !== undefined) return this.attachRestored(raced, expected, options.clientId);
     if (!this.accepting) throw new BridgeShuttingDownError();
     const session = this.openRestored(record, options.mode ?? 'resume');
     await this.endInterruptedPrompts(session);
@@ -350,5 +356,6 @@ export class SessionDirectory {
   private forget(session: Session): void {
     this.sessions.delete(session.sessionId);
     this.capacity.count(session.workspaceCwd, -1);
+    this.persistence.release(session, () => !this.sessions.has(session.sessionId));
   }
 }
