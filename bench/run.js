@@ -6,10 +6,11 @@ import { cpus, totalmem } from 'node:os';
 import { benchDaemon } from './daemon.js';
 import { benchGateway } from './gateway.js';
 import { benchJournal } from './journal.js';
+import { benchPgJournal } from './pgjournal.js';
 import { benchScheduler } from './scheduler.js';
 
 const quick = process.argv.includes('--quick');
-// `--only=scheduler,journal,daemon,gateway` (or a daemon part: `503`, `prompts`, `memory`, `startup`)
+// `--only=scheduler,journal,pgjournal,daemon,gateway` (or a daemon part: `503`, `prompts`, `memory`, `startup`)
 // runs a subset for a quick check; a subset never overwrites BENCHMARKS.md.
 const only = process.argv
   .find((arg) => arg.startsWith('--only='))
@@ -27,6 +28,13 @@ if (runs('scheduler')) {
 if (runs('journal')) {
   console.error('journal: SQLite vs in-memory …');
   sections.push(['Recorded calls with the SQLite journal', (await benchJournal({ quick })).markdown]);
+}
+if (runs('pgjournal')) {
+  console.error('pgjournal: PostgreSQL journal vs SQLite journal …');
+  sections.push([
+    'Recorded calls with the PostgreSQL journal (--store)',
+    (await benchPgJournal({ quick })).markdown,
+  ]);
 }
 const daemonParts = ['503', 'prompts', 'memory', 'startup'].filter((part) => runs('daemon') || runs(part));
 if (daemonParts.length > 0) {

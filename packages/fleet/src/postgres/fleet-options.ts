@@ -20,7 +20,7 @@ export interface PostgresFleetOptions {
   connectTimeoutMs?: number;
   /** Most journal records in one statement. Default 2048. */
   maxBatchRecords?: number;
-  /** Journal statements in flight at once (pipelined on the pool). Default 2. */
+  /** Journal statements in flight at once, each on a connection of the pool. Default 4. */
   maxBatchesInFlight?: number;
   /** Appends confirmed per turn of the event loop. Default 64. */
   confirmSliceRecords?: number;
@@ -92,7 +92,7 @@ export function resolveFleetOptions(options: PostgresFleetOptions): PostgresFlee
     maxConnections: integer('maxConnections', options.maxConnections ?? 4, 1),
     connectTimeoutMs: integer('connectTimeoutMs', options.connectTimeoutMs ?? 5_000, 1),
     maxBatchRecords: integer('maxBatchRecords', options.maxBatchRecords ?? 2048, 1),
-    maxBatchesInFlight: integer('maxBatchesInFlight', options.maxBatchesInFlight ?? 2, 1),
+    maxBatchesInFlight: integer('maxBatchesInFlight', options.maxBatchesInFlight ?? 4, 1),
     confirmSliceRecords: integer('confirmSliceRecords', options.confirmSliceRecords ?? 64, 1),
     maxSessions:
       options.maxSessions === Infinity ? Infinity : integer('maxSessions', options.maxSessions ?? 1024, 1),

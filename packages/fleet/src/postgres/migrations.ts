@@ -27,9 +27,11 @@ export const STORE_MIGRATIONS: readonly StoreMigration[] = [
         expires_at bigint NOT NULL
       );
       -- The journal (docs/decisions/002): one row per record, its JSON body whole, the columns
-      -- the reads and the reconcile need beside it. At most one request and one result per call.
+      -- the reads and the reconcile need beside it. The key allows one request and one result
+      -- per call. \`seq\` only orders the records of a read (commit order within a node); rows
+      -- are found by call, task, session or node, so it has no index to maintain.
       CREATE TABLE sluice_journal_records (
-        seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        seq bigint GENERATED ALWAYS AS IDENTITY,
         node_id text NOT NULL,
         type text NOT NULL CHECK (type IN ('model_request', 'model_result')),
         call_id text NOT NULL,
@@ -37,9 +39,9 @@ export const STORE_MIGRATIONS: readonly StoreMigration[] = [
         session_id text,
         turn_id text,
         at text NOT NULL,
-        body jsonb NOT NULL
+        body jsonb NOT NULL,
+        PRIMARY KEY (call_id, type)
       );
-      CREATE UNIQUE INDEX sluice_journal_records_call ON sluice_journal_records (call_id, type);
       CREATE INDEX sluice_journal_records_task ON sluice_journal_records (task_id)
         WHERE task_id <> 'tmp-' || call_id;
       CREATE INDEX sluice_journal_records_session ON sluice_journal_records (session_id, turn_id)

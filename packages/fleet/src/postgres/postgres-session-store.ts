@@ -111,9 +111,12 @@ export class PostgresSessionStore {
     return outcome.owner;
   }
 
-  /** Gives up this node's ownership of a session it closed, so another node may open it. */
+  /**
+   * Gives up this node's ownership of a session it closed, so another node may open it. After
+   * {@link close} it does nothing: the fleet's close removes every ownership of this node.
+   */
   async release(sessionId: string): Promise<void> {
-    this.checkOpen();
+    if (this.closed) return;
     await this.parts.ownership.release(this.sql, sessionId);
   }
 
