@@ -336,7 +336,7 @@ export async function serve(
  * daemon of the fleet took over this one's sessions and calls: it stops and exits 1, as for a
  * store written by a newer build.
  */
-function sharedStoreEvents(logger: LazyLogger): FleetStorageEvents & { running?: RunningServer } {
+export function sharedStoreEvents(logger: LazyLogger): FleetStorageEvents & { running?: RunningServer } {
   const events: FleetStorageEvents & { running?: RunningServer } = {
     leaseLost: (error) => {
       logger.error({ err: error }, 'store lease lost');

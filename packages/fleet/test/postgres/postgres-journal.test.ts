@@ -3,6 +3,7 @@ import {
   JournalClosedError,
   JournalWriteError,
   ModelRuntime,
+  OverloadedError,
   type JournalRecord,
   type ModelRequestRecord,
   type ModelResultRecord,
@@ -149,6 +150,43 @@ describe('PostgresJournal', () => {
       'model_result',
     ]);
     expect(await fleet.journal.reader.recordsForTask(first.taskId)).toHaveLength(2);
+  });
+
+  test('SCH bounded: a stalled database holds calls in the runtime’s in-flight bound, and the next is refused', async () => {
+    const runtime = new ModelRuntime({
+      provider: new EchoProvider(),
+      journal: fleet.journal,
+      scheduler: { maxConcurrency: 2, maxQueued: 2, maxInflight: 4 },
+    });
+    // Another client holds the journal's table: every insert waits, as on a database that stalls.
+    const locker = await schema.sql.reserve();
+    let locked = false;
+    try {
+      await locker`BEGIN`;
+      await locker`LOCK TABLE sluice_journal_records IN ACCESS EXCLUSIVE MODE`;
+      locked = true;
+      const held = Array.from({ length: 4 }, (_, i) =>
+        runtime.complete({ messages: [{ role: 'user', content: `held ${i}` }] }),
+      );
+      for (const call of held) call.catch(() => {}); // awaited below; a failed test must not leave them unhandled
+      // Admission is synchronous (ARCHITECTURE.md): the refusal is thrown before anything waits.
+      let refused: unknown;
+      try {
+        void runtime.complete({ messages: [{ role: 'user', content: 'one more' }] });
+      } catch (error) {
+        refused = error;
+      }
+      expect(refused).toBeInstanceOf(OverloadedError);
+      expect((refused as OverloadedError).capacity).toBe('InflightFull');
+      expect(fleet.journal.stats().recordsOutstanding).toBe(4);
+      await locker`ROLLBACK`;
+      locked = false;
+      expect((await Promise.all(held)).map((response) => response.text)).toHaveLength(4);
+    } finally {
+      if (locked) await locker`ROLLBACK`;
+      locker.release();
+      await runtime.shutdown();
+    }
   });
 
   test('appends after close fail with JournalClosedError; what was accepted before is committed', async () => {
