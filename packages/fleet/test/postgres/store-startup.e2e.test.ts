@@ -16,6 +16,24 @@ afterAll(async () => {
   await schema.drop();
 });
 
+test('a --store that is not a postgres URL, or --advertise-url without one: exit 1 naming the flag', async () => {
+  const notPostgres = await runSluice([
+    'serve',
+    '--port',
+    '0',
+    '--store',
+    'mysql://sluice:hunter2@db/sluice',
+  ]);
+  expect(notPostgres.code).toBe(1);
+  expect(notPostgres.stderr).toContain(
+    '--store: store must be a postgres://user@host:port/database URL, got mysql://sluice:***@db/sluice',
+  );
+  expect(notPostgres.stderr).not.toContain('hunter2');
+  const alone = await runSluice(['serve', '--port', '0', '--advertise-url', 'http://127.0.0.1:4170']);
+  expect(alone.code).toBe(1);
+  expect(alone.stderr).toContain('--advertise-url: advertiseUrl needs store');
+});
+
 test('an unreachable --store: exit 1 naming it, without its password', async () => {
   const { code, stderr } = await runSluice([
     'serve',
