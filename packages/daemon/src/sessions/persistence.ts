@@ -43,11 +43,19 @@ export class SessionPersistence {
   }
 
   /**
-   * Takes a stored session for this daemon before it opens it; resolves the daemon that has it
-   * open instead, if another does (a fleet's shared store). Nothing to take without a store that claims.
+   * Takes a stored session for this daemon before it opens it (a fleet's shared store): resolves
+   * the daemon that has it open instead, or the record to open — read again once claimed, so
+   * that it holds the previous owner's last save. A store that does not claim resolves `read`.
    */
-  claim(sessionId: string): Promise<SessionOwner | undefined> {
-    return this.store?.claim?.(sessionId) ?? Promise.resolve(undefined);
+  async claim(
+    sessionId: string,
+    read: SessionRecord,
+  ): Promise<{ owner: SessionOwner } | { record: SessionRecord | undefined }> {
+    const store = this.store;
+    if (store?.claim === undefined) return { record: read };
+    const owner = await store.claim(sessionId);
+    if (owner !== undefined) return { owner };
+    return { record: await store.load(sessionId) };
   }
 
   /**

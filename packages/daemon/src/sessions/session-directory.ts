@@ -226,12 +226,13 @@ export class SessionDirectory {
       throw new SessionNotFoundError(sessionId);
     if (expected !== undefined && record.workspaceCwd !== expected) throw new SessionNotFoundError(sessionId);
     // In a fleet, one daemon at a time runs a session: take it, or say which daemon has it.
-    const owner = await this.persistence.claim(sessionId);
-    if (owner !== undefined) throw new SessionOwnedElsewhereError(sessionId, owner);
+    const claimed = await this.persistence.claim(sessionId, record);
+    if ('owner' in claimed) throw new SessionOwnedElsewhereError(sessionId, claimed.owner);
     const raced = this.sessions.get(sessionId);
     if (raced !== undefined) return this.attachRestored(raced, expected, options.clientId);
+    if (claimed.record === undefined) throw new SessionNotFoundError(sessionId);
     if (!this.accepting) throw new BridgeShuttingDownError();
-    const session = this.openRestored(record, options.mode ?? 'resume');
+    const session = this.openRestored(claimed.record, options.mode ?? 'resume');
     await this.endInterruptedPrompts(session);
     return session.attach(options.clientId, false);
   }

@@ -12,10 +12,10 @@ import {
   batchJson,
   checkRecord,
   emptyBatchText,
+  insertRecords,
   pushRecord,
   type JournalBatchText,
-} from './journal-columns.js';
-import { insertRecords } from './reconcile.js';
+} from './journal-batch-text.js';
 import type { StoreLeaseLostError } from './errors.js';
 
 /** Counters of the group commit, for tests, benchmarks and diagnostics. */

@@ -1,6 +1,6 @@
 import { INTERRUPTED_MESSAGE, type ModelResultRecord } from '@sluice/runtime';
 import type { Sql, TransactionSql } from 'postgres';
-import { batchJson, emptyBatchText, pushRecord } from './journal-columns.js';
+import { batchJson, emptyBatchText, insertRecords, pushRecord } from './journal-batch-text.js';
 
 interface OpenRequest {
   call_id: string;
@@ -59,13 +59,6 @@ async function insertInterrupted(
     pushRecord(batch, record, JSON.stringify(record));
   }
   await tx`${insertRecords(tx, nodeId, batchJson(batch))} ON CONFLICT (call_id, type) DO NOTHING`;
-}
-
-/** `INSERT … SELECT` of a batch's records (one JSON array text), written by `nodeId`. */
-export function insertRecords(sql: Sql | TransactionSql, nodeId: string, json: string) {
-  return sql`INSERT INTO sluice_journal_records (node_id, type, call_id, task_id, session_id, turn_id, at, body)
-    SELECT ${nodeId}, r->>'type', r->>'callId', r->>'taskId', r->>'sessionId', r->>'turnId', r->>'at', r
-    FROM jsonb_array_elements(${json}::text::jsonb) AS r`;
 }
 
 function interruptedResult(request: OpenRequest, at: string, wallNowMs: number): ModelResultRecord {

@@ -1,4 +1,5 @@
 import type { JournalRecord } from '@sluice/runtime';
+import type { Sql, TransactionSql } from 'postgres';
 
 /**
  * A batch of records on its way to one `INSERT … SELECT FROM jsonb_array_elements(…)`: their
@@ -26,6 +27,16 @@ export function pushRecord(batch: JournalBatchText, record: JournalRecord, body:
 /** The batch as one JSON array text. */
 export function batchJson(batch: JournalBatchText): string {
   return `[${batch.bodies.join(',')}]`;
+}
+
+/**
+ * `INSERT … SELECT` of a batch (its JSON array text), the records written by `nodeId`; the
+ * caller adds the conflict clause and, for live writes, the fence.
+ */
+export function insertRecords(sql: Sql | TransactionSql, nodeId: string, json: string) {
+  return sql`INSERT INTO sluice_journal_records (node_id, type, call_id, task_id, session_id, turn_id, at, body)
+    SELECT ${nodeId}, r->>'type', r->>'callId', r->>'taskId', r->>'sessionId', r->>'turnId', r->>'at', r
+    FROM jsonb_array_elements(${json}::text::jsonb) AS r`;
 }
 
 /** Validates the indexed fields so one malformed record cannot fail the batch it would join. */
