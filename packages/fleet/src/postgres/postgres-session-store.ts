@@ -201,8 +201,7 @@ export class PostgresSessionStore {
         display_name = excluded.display_name, forked_from_session_id = excluded.forked_from_session_id,
         first_seq = excluded.first_seq, next_seq = excluded.next_seq,
         revision = excluded.revision, saved_order = excluded.saved_order`;
-    if (position === undefined && this.parts.maxSessions !== Infinity)
-      await this.evictBeyondLimit(tx, sessionId);
+    if (position === undefined && this.parts.maxSessions !== Infinity) await this.evictBeyondLimit(tx);
     return revision + 1;
   }
 
@@ -221,19 +220,21 @@ export class PostgresSessionStore {
     return rows.length === nextSeq - firstSeq ? rows.map(fromMessageRow) : undefined;
   }
 
-  /** Deletes the least recently saved sessions beyond `maxSessions`, never the one just saved. */
-  private async evictBeyondLimit(tx: TransactionSql, savedSessionId: string): Promise<void> {
+  /**
+   * Deletes the least recently saved sessions beyond `maxSessions`. A session that a daemon has
+   * open (it has an owner: the one just saved, say) is never evicted under it; the store then
+   * holds more until those close, at most the sessions the daemons hold open.
+   */
+  private async evictBeyondLimit(tx: TransactionSql): Promise<void> {
     const [count] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM sluice_sessions`;
-    let excess = (count?.n ?? 0) - this.parts.maxSessions;
+    const excess = (count?.n ?? 0) - this.parts.maxSessions;
     if (excess <= 0) return;
-    const oldest = await tx<{ session_id: string }[]>`SELECT session_id FROM sluice_sessions
-      ORDER BY saved_order LIMIT ${excess + 1}`;
+    const oldest = await tx<{ session_id: string }[]>`SELECT s.session_id FROM sluice_sessions s
+      WHERE NOT EXISTS (SELECT 1 FROM sluice_session_owners o WHERE o.session_id = s.session_id)
+      ORDER BY s.saved_order LIMIT ${excess}`;
     for (const { session_id: sessionId } of oldest) {
-      if (excess === 0) break;
-      if (sessionId === savedSessionId) continue;
       await this.remove(tx, sessionId);
       this.cache.forget(sessionId);
-      excess--;
     }
   }
 

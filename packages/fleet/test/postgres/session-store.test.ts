@@ -165,18 +165,18 @@ describe('PostgresSessionStore', () => {
     expect(await a.store.takeUnsettled('ledger')).toEqual([]);
   });
 
-  test('saving a session beyond maxSessions evicts the least recently saved one', async () => {
+  test('saving a session beyond maxSessions evicts the least recently saved one no daemon has open', async () => {
     const own = await freshSchema('sessions_cap');
     const capped = await openPostgresFleet({ url: PG_URL, schema: own.name, maxSessions: 2 });
     try {
-      const [one, two, three] = [session(), session(), session()];
-      await capped.store.save(one!);
-      await capped.store.save(two!);
-      await capped.store.save(one!); // one is now the most recently saved
-      await capped.store.save(three!);
-      expect(await capped.store.load(two!.sessionId)).toBeUndefined();
-      expect(await capped.store.load(one!.sessionId)).toBeDefined();
-      expect(await capped.store.load(three!.sessionId)).toBeDefined();
+      const [open, closed, newest] = [session(), session(), session()];
+      await capped.store.save(open!); // the oldest, but still open here
+      await capped.store.save(closed!);
+      await capped.store.release(closed!.sessionId);
+      await capped.store.save(newest!);
+      expect(await capped.store.load(closed!.sessionId)).toBeUndefined();
+      expect(await capped.store.load(open!.sessionId)).toBeDefined();
+      expect(await capped.store.load(newest!.sessionId)).toBeDefined();
     } finally {
       await capped.close();
       await own.drop();
