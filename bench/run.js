@@ -7,10 +7,11 @@ import { benchDaemon } from './daemon.js';
 import { benchGateway } from './gateway.js';
 import { benchJournal } from './journal.js';
 import { benchJournalSize } from './journal-size.js';
+import { benchPgJournal } from './pgjournal.js';
 import { benchScheduler } from './scheduler.js';
 
 const quick = process.argv.includes('--quick');
-// `--only=scheduler,journal,size,daemon,gateway` (or a daemon part: `503`, `prompts`, `memory`, `startup`)
+// `--only=scheduler,journal,size,pgjournal,daemon,gateway` (or a daemon part: `503`, `prompts`, `memory`, `startup`)
 // runs a subset for a quick check; a subset never overwrites BENCHMARKS.md.
 const only = process.argv
   .find((arg) => arg.startsWith('--only='))
@@ -32,6 +33,13 @@ if (runs('journal')) {
 if (runs('size')) {
   console.error('size: journal.db bytes per recorded call …');
   sections.push(['Journal size per recorded call', (await benchJournalSize({ quick })).markdown]);
+}
+if (runs('pgjournal')) {
+  console.error('pgjournal: PostgreSQL journal vs SQLite journal …');
+  sections.push([
+    'Recorded calls with the PostgreSQL journal (--store)',
+    (await benchPgJournal({ quick })).markdown,
+  ]);
 }
 const daemonParts = ['503', 'prompts', 'memory', 'startup'].filter((part) => runs('daemon') || runs(part));
 if (daemonParts.length > 0) {

@@ -82,6 +82,15 @@ export interface DaemonConfig {
   sessionIdleTimeoutMs?: number;
   /** Model calls older than this many days are deleted from the journal; default 0 = kept for ever. */
   journalRetentionDays?: number;
+  /**
+   * A PostgreSQL database (`postgres://…`) holding the journal and the sessions, shared by a
+   * fleet of daemons; absent = the SQLite file in `dataDir` (docs/fleet.md).
+   */
+  store?: string;
+  /** Where clients reach this daemon: told to a client that asks another daemon of the fleet for a session open here. */
+  advertiseUrl?: string;
+  /** How long this daemon's lease in the shared store lasts unrenewed (it renews every third); default 15 000. */
+  storeLeaseMs?: number;
 }
 
 /** The validated configuration, defaults filled in. */
@@ -183,6 +192,9 @@ const RULES: Record<keyof DaemonConfig, Rule> = {
     max: MAX_JOURNAL_RETENTION_DAYS,
     default: DEFAULT_JOURNAL_RETENTION_DAYS,
   }),
+  store: { kind: 'string', nonEmpty: true },
+  advertiseUrl: { kind: 'httpUrl' },
+  storeLeaseMs: count(1, { max: MAX_TIMER_MS }),
 };
 
 const AGENT_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
@@ -268,5 +280,42 @@ export function resolveDaemonConfig(config: DaemonConfig = {}): ResolvedDaemonCo
       'modelMaxInflight',
       `modelMaxInflight must be at least modelMaxConcurrency (${concurrency}), got ${inflight}`,
     );
+  checkStore(data);
   return { ...data, workspace: resolve(workspace) };
+}
+
+/** The shared store's settings: a PostgreSQL URL (its password never quoted back), and those that need one. */
+function checkStore(data: DaemonConfig): void {
+  if (data.store === undefined) {
+    for (const setting of ['advertiseUrl', 'storeLeaseMs'] as const)
+      if (data[setting] !== undefined)
+        throw new DaemonConfigError(
+          setting,
+          `${setting} needs store (a postgres:// URL shared by the fleet)`,
+        );
+    return;
+  }
+  const url = URL.canParse(data.store) ? new URL(data.store) : undefined;
+  if (
+    url === undefined ||
+    (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') ||
+    url.pathname.length <= 1
+  ) {
+    if (url !== undefined && url.password !== '') url.password = '***';
+    const shown = url?.toString() ?? describeValue(data.store.replace(/:[^:@/]*@/, ':***@'));
+    throw new DaemonConfigError(
+      'store',
+      `store must be a postgres://user@host:port/database URL, got ${shown}`,
+    );
+  }
+  if ((data.journalRetentionDays ?? 0) > 0)
+    throw new DaemonConfigError(
+      'journalRetentionDays',
+      'journalRetentionDays works on the SQLite journal only; with store, delete old rows of sluice_journal_records in PostgreSQL instead',
+    );
+  if (data.storeLeaseMs !== undefined && data.storeLeaseMs < 100)
+    throw new DaemonConfigError(
+      'storeLeaseMs',
+      `storeLeaseMs must be at least 100, got ${data.storeLeaseMs}`,
+    );
 }

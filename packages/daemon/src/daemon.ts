@@ -43,6 +43,21 @@ export interface DaemonParts {
   onJournalPruned?: (report: { deletedCalls: number; cutoff: string }) => void;
   /** The counters `/metrics` and `/dashboard` read; without one the daemon counts nothing. */
   tap?: DaemonTap;
+  /**
+   * A journal and session store shared with other daemons (the CLI's `--store postgres://…`),
+   * used instead of the data directory's SQLite file; the daemon recovers and closes it.
+   */
+  storage?: DaemonStorage;
+}
+
+/** The journal and session store of a daemon, and how it settles and lets go of them. */
+export interface DaemonStorage {
+  journal: Journal;
+  store: SessionStore;
+  /** Settles what dead daemons left: each model call without a result gets an `interrupted` one. */
+  recover(): Promise<RecoveryReport>;
+  /** Closes the journal (flushing it) and the store. */
+  close(): Promise<void>;
 }
 
 /** The composed daemon: runtime, sessions (with their event streams), permissions and the agent. */
@@ -99,6 +114,15 @@ interface Storage {
  * (docs/decisions/011).
  */
 function openStorage(config: ResolvedDaemonConfig, parts: DaemonParts): Storage {
+  const shared = parts.storage;
+  if (shared !== undefined)
+    return {
+      journal: shared.journal,
+      store: shared.store,
+      recover: () => shared.recover(),
+      close: () => shared.close(),
+      unlock: () => {},
+    };
   const journal = parts.journal;
   if (journal !== undefined)
     return {

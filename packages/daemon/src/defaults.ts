@@ -71,3 +71,6 @@ export const DEFAULT_AGENT_LIVENESS_TIMEOUT_MS = 30_000;
 export const DEFAULT_AGENT_CANCEL_GRACE_MS = 10_000;
 /** Bound of an agent's `session/new` and `session/load`. */
 export const DEFAULT_AGENT_START_TIMEOUT_MS = 60_000;
+
+/** How long a daemon's lease in a shared store (`--store`) lasts unrenewed, in ms. */
+export const DEFAULT_STORE_LEASE_MS = 15_000;

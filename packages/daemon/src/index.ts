@@ -6,7 +6,7 @@ export {
   type DaemonConfig,
   type ResolvedDaemonConfig,
 } from './config.js';
-export { createDaemon, type Daemon, type DaemonParts } from './daemon.js';
+export { createDaemon, type Daemon, type DaemonParts, type DaemonStorage } from './daemon.js';
 export {
   BODY_LIMIT_BYTES,
   FEATURES,

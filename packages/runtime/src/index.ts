@@ -67,6 +67,15 @@ export type { SqliteJournalOptions } from './journal/sqlite-journal-options.js';
 export type { SqliteJournalStats } from './journal/sqlite-batch-writer.js';
 export { JOURNAL_SCHEMA_VERSION } from './journal/sqlite-schema.js';
 export { SqliteJournalPruner, type PruneBatch } from './journal/sqlite-journal-pruner.js';
+export { INTERRUPTED_MESSAGE } from './journal/sqlite-reconcile.js';
 
+export {
+  boundedStart,
+  conversationOverlap,
+  messageBytes,
+  sameMessage,
+  type HistoryMessage,
+} from './conversation-delta.js';
+export { ConversationCache } from './conversation-cache.js';
 export { EchoProvider, estimateTokens, type EchoProviderOptions } from './providers/index.js';
 export { CallIdGenerator } from './ids.js';

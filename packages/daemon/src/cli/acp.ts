@@ -2,7 +2,7 @@ import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
 import { serveAcpStream } from '../acp/index.js';
 import type { LazyLogger } from './lazy-logger.js';
-import { daemonFromFlags, logFromEnv, operatorLog, type ServeOptions } from './serve.js';
+import { daemonFromFlags, logFromEnv, operatorLog, sharedStoreEvents, type ServeOptions } from './serve.js';
 
 /** Options of `sluice acp`: the daemon flags of `serve`, without the HTTP ones. */
 export type AcpCommandOptions = Omit<
@@ -20,7 +20,12 @@ export async function runAcpStdio(
   env: NodeJS.ProcessEnv = process.env,
   logger: LazyLogger = logFromEnv(env, 'sluice-acp'),
 ): Promise<void> {
-  const daemon = await daemonFromFlags(options, operatorLog(logger), (message) => logger.warn({}, message));
+  const daemon = await daemonFromFlags(
+    options,
+    operatorLog(logger),
+    (message) => logger.warn({}, message),
+    sharedStoreEvents(logger),
+  );
   const stream = ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,

@@ -19,6 +19,7 @@ import {
   DEFAULT_JOURNAL_RETENTION_DAYS,
   DEFAULT_SESSION_IDLE_TIMEOUT_MS,
   MAX_JOURNAL_RETENTION_DAYS,
+  DEFAULT_STORE_LEASE_MS,
   MAX_RING_SIZE,
 } from '../defaults.js';
 import { collectString, integer, nonEmpty } from './argument-parsers.js';
@@ -181,6 +182,22 @@ function shutdownOptions(command: Command): Command {
       new Option('--data-dir <dir>', 'directory of the journal')
         .default(DEFAULT_DATA_DIR)
         .argParser(nonEmpty),
+    )
+    .option(
+      '--store <url>',
+      'a PostgreSQL database (postgres://user@host:port/database) holding the journal and sessions, shared by a fleet of daemons (default: SQLite in --data-dir)',
+      nonEmpty,
+    )
+    .option(
+      '--advertise-url <url>',
+      'where clients reach this daemon, told to a client that asks another daemon of the fleet for a session open here (with --store)',
+      nonEmpty,
+    )
+    .addOption(
+      new Option(
+        '--store-lease-ms <ms>',
+        `how long this daemon stays owner of its sessions and calls in --store without renewing (default: ${DEFAULT_STORE_LEASE_MS})`,
+      ).argParser(integer(100, MAX_TIMER_MS)),
     )
     .addOption(
       new Option(

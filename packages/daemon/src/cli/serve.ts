@@ -4,10 +4,11 @@ import type { ModelProvider } from '@sluice/runtime';
 import type { FastifyInstance } from 'fastify';
 import { DaemonConfigError, resolveDaemonConfig, type DaemonConfig } from '../config.js';
 import { parseAgentSpec, type AgentCommand } from '../agents/index.js';
-import { createDaemon, type Daemon, type DaemonParts } from '../daemon.js';
-import { buildServer, isLoopbackHost } from '../http/index.js';
+import { createDaemon, type Daemon, type DaemonParts, type DaemonStorage } from '../daemon.js';
+import { buildServer, isLoopbackHost, type ServerOptions } from '../http/index.js';
 import type { AgentTable, AppliedConfigFile } from './config-file.js';
 import type { ConfigFlags } from './config-options.js';
+import { openFleetStorage, type FleetStorageEvents } from './fleet-storage.js';
 import { LazyLogger } from './lazy-logger.js';
 import { DaemonTap } from '../observe/daemon-tap.js';
 
@@ -41,6 +42,9 @@ const FLAG_OF: Record<string, string> = {
   agentLivenessTimeoutMs: '--agent-liveness-timeout-ms',
   sessionIdleTimeoutMs: '--session-idle-timeout-ms',
   journalRetentionDays: '--journal-retention-days',
+  store: '--store',
+  advertiseUrl: '--advertise-url',
+  storeLeaseMs: '--store-lease-ms',
 };
 
 /** Parsed options of `sluice serve`. */
@@ -86,6 +90,10 @@ export interface ServeOptions extends ConfigFlags {
   journalRetentionDays?: number;
   /** `--no-metrics` sets it false: no `/metrics`, no `/dashboard`, no counters. Default true. */
   metrics?: boolean;
+  /** `--store`: a PostgreSQL URL shared by a fleet of daemons. */
+  store?: string;
+  advertiseUrl?: string;
+  storeLeaseMs?: number;
 }
 
 /** Thrown for a start-up refusal; the CLI prints the message and exits 1. */
@@ -139,6 +147,9 @@ function daemonConfig(options: Omit<ServeOptions, 'port' | 'hostname'>): DaemonC
     ['agentLivenessTimeoutMs', options.agentLivenessTimeoutMs],
     ['sessionIdleTimeoutMs', options.sessionIdleTimeoutMs],
     ['journalRetentionDays', options.journalRetentionDays],
+    ['store', options.store],
+    ['advertiseUrl', options.advertiseUrl],
+    ['storeLeaseMs', options.storeLeaseMs],
   ];
   for (const [key, value] of optional)
     if (value !== undefined) (config as Record<string, unknown>)[key] = value;
@@ -178,11 +189,21 @@ export async function daemonFromFlags(
   options: Omit<ServeOptions, 'port' | 'hostname'>,
   parts: DaemonParts = {},
   warn: (message: string) => void = () => {},
+  fleetEvents: FleetStorageEvents = { leaseLost: () => {}, error: () => {} },
 ): Promise<Daemon> {
   try {
     const config = daemonConfig(options);
     const provider = config.provider === 'openai' ? await openAIProvider(config, warn) : undefined;
-    return createDaemon(config, provider === undefined ? parts : { ...parts, provider });
+    const withProvider = provider === undefined ? parts : { ...parts, provider };
+    if (config.store === undefined) return createDaemon(config, withProvider);
+    resolveDaemonConfig(config); // every flag named before the database is touched
+    const storage = await openSharedStore({ ...config, store: config.store }, fleetEvents);
+    try {
+      return createDaemon(config, { ...withProvider, storage });
+    } catch (error) {
+      await storage.close().catch(() => {});
+      throw error;
+    }
   } catch (error) {
     if (error instanceof DaemonConfigError)
       throw new StartupError(
@@ -197,6 +218,21 @@ export async function daemonFromFlags(
 function settingName(flag: string, configFile: AppliedConfigFile | undefined): string {
   const key = flag.replace(/^--/, '');
   return configFile?.keys.includes(key) ? `${configFile.path}: ${key}` : flag;
+}
+
+/** The fleet's shared store; its refusals (unreachable, migrated by a newer build) name `--store`. */
+async function openSharedStore(
+  config: DaemonConfig & { store: string },
+  events: FleetStorageEvents,
+): Promise<DaemonStorage> {
+  try {
+    return await openFleetStorage(config, events);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'store_unreachable' || code === 'store_schema_too_new' || error instanceof RangeError)
+      throw new StartupError(`--store: ${(error as Error).message}`);
+    throw error;
+  }
 }
 
 /** The log of `SLUICE_LOG_LEVEL` (default `info`); an unknown level is a {@link StartupError}. */
@@ -260,6 +296,7 @@ export async function serve(
   }
   // Agent processes call the model gateway on this server; its port is known once it listens.
   const gateway: { url?: string } = {};
+  const store = sharedStoreEvents(logger);
   const daemon = await daemonFromFlags(
     options,
     {
@@ -268,18 +305,9 @@ export async function serve(
       ...(options.metrics === false ? {} : { tap: new DaemonTap() }),
     },
     (message) => logger.warn({}, message),
+    store,
   );
-  const app = buildServer(daemon, {
-    hostname: options.hostname,
-    ...(token === undefined ? {} : { token }),
-    requireAuth: options.requireAuth ?? false,
-    allowOrigins: options.allowOrigin ?? [],
-    ...(options.sseHeartbeatMs === undefined ? {} : { sseHeartbeatMs: options.sseHeartbeatMs }),
-    ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
-    ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
-    logger,
-    ...(logger.enabled('debug') ? { requestLog: logger } : {}),
-  });
+  const app = buildServer(daemon, serverOptions(options, token, logger));
   try {
     await app.listen({ port: options.port, host: options.hostname });
   } catch (error) {
@@ -312,6 +340,7 @@ export async function serve(
         await logger.flush();
       })()),
   };
+  store.running = running;
   // The journal opens now, off the start-up path, and settles what a killed daemon left. Files
   // written by a newer build are refused: the daemon stops rather than fail every call.
   daemon.recover().then(
@@ -323,6 +352,38 @@ export async function serve(
     },
   );
   return running;
+}
+
+/** The HTTP server's options from the flags: the bind, its auth, its bounds, its logs. */
+function serverOptions(options: ServeOptions, token: string | undefined, logger: LazyLogger): ServerOptions {
+  return {
+    hostname: options.hostname,
+    ...(token === undefined ? {} : { token }),
+    requireAuth: options.requireAuth ?? false,
+    allowOrigins: options.allowOrigin ?? [],
+    ...(options.sseHeartbeatMs === undefined ? {} : { sseHeartbeatMs: options.sseHeartbeatMs }),
+    ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+    ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
+    logger,
+    ...(logger.enabled('debug') ? { requestLog: logger } : {}),
+  };
+}
+
+/**
+ * What the shared store (`--store`) reports while the daemon runs. A lost lease means another
+ * daemon of the fleet took over this one's sessions and calls: it stops and exits 1, as for a
+ * store written by a newer build.
+ */
+export function sharedStoreEvents(logger: LazyLogger): FleetStorageEvents & { running?: RunningServer } {
+  const events: FleetStorageEvents & { running?: RunningServer } = {
+    leaseLost: (error) => {
+      logger.error({ err: error }, 'store lease lost');
+      process.stderr.write(`error: ${error.message}\n`);
+      void (events.running?.stop() ?? Promise.resolve()).finally(() => process.exit(1));
+    },
+    error: (error) => logger.error({ err: error }, 'shared store'),
+  };
+  return events;
 }
 
 /** A journal or session store written by a newer build. */

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { boundedStart, ConversationCache, conversationOverlap } from '@sluice/runtime';
 import {
   DEFAULT_MAX_CONVERSATION_BYTES,
   DEFAULT_MAX_CONVERSATION_MESSAGES,
@@ -13,8 +14,6 @@ import {
   type SessionStore,
 } from '../sessions/index.js';
 import { nonNegativeInteger, positiveInteger, positiveIntegerOrInfinity } from '../validate.js';
-import { ConversationCache } from './conversation-cache.js';
-import { boundedStart, conversationOverlap } from './conversation-delta.js';
 import { SessionStoreClosedError } from './errors.js';
 import { SqliteAdmissionLedger } from './sqlite-admission-ledger.js';
 import { checkRecord, copyMessage, fromMessageRow, toMetadata } from './session-record-codec.js';
@@ -84,7 +83,7 @@ export class SqliteSessionStore implements SessionStore {
   private readonly db: Database.Database;
   private readonly sql: SessionStoreStatements;
   private readonly listing: SessionStoreListing;
-  private readonly cache: ConversationCache;
+  private readonly cache: ConversationCache<ConversationMessage>;
   private readonly saveTransaction: (
     record: SessionRecord,
     messages: readonly ConversationMessage[],

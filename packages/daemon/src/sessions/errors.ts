@@ -1,4 +1,5 @@
 import { SluiceError, describeValue } from '@sluice/protocol';
+import type { SessionOwner } from './session-store.js';
 /** Stable codes of the session layer's errors; the HTTP and ACP layers map them in one table each. */
 export type SessionErrorCode =
   | 'session_not_found'
@@ -25,7 +26,8 @@ export type SessionErrorCode =
   | 'daemon_shutting_down'
   | 'idempotency_key_reused'
   | 'invalid_idempotency_key'
-  | 'unknown_agent';
+  | 'unknown_agent'
+  | 'session_owned_elsewhere';
 
 /** Base of every error the session layer throws: a stable `code`, never a message to match. */
 export abstract class SessionError extends SluiceError<SessionErrorCode> {}
@@ -238,6 +240,24 @@ export class SessionIdConflictError extends SessionError {
   ) {
     super(
       `Session "${sessionId}" already exists (stored, not live); restore it with POST /session/${sessionId}/load or /resume`,
+    );
+  }
+}
+
+/**
+ * A load or resume of a session that another live daemon of the fleet has open (HTTP `409
+ * session_owned_elsewhere`): one daemon at a time runs a session, and the answer names the
+ * owner and, when it advertises one, its URL — where the client sends the request instead.
+ */
+export class SessionOwnedElsewhereError extends SessionError {
+  readonly code = 'session_owned_elsewhere';
+  readonly retryable = true;
+  constructor(
+    readonly sessionId: string,
+    readonly owner: SessionOwner,
+  ) {
+    super(
+      `Session "${sessionId}" is open on another Sluice daemon (node ${owner.nodeId}${owner.url === undefined ? '' : ` at ${owner.url}`}); send the request there, or retry once that daemon has stopped`,
     );
   }
 }

@@ -53,6 +53,7 @@ export {
   SessionIdConflictError,
   SessionLimitExceededError,
   SessionNotFoundError,
+  SessionOwnedElsewhereError,
   SessionWorkspaceConflictError,
   UnknownAgentError,
   WorkspaceMismatchError,
@@ -95,6 +96,7 @@ export {
 export type {
   SessionListOptions,
   SessionListPage,
+  SessionOwner,
   SessionRecord,
   SessionScope,
   SessionStore,

@@ -1,5 +1,5 @@
 import { SESSION_EVENT, type SessionEvent } from './session-events.js';
-import type { SessionRecord, SessionStore } from './session-store.js';
+import type { SessionOwner, SessionRecord, SessionStore } from './session-store.js';
 
 /** What persistence needs of a live session. */
 export interface SavableSession {
@@ -45,6 +45,35 @@ export class SessionPersistence {
   /** Resolves once every save of the session issued so far has reached the store (or failed). */
   settled(session: SavableSession): Promise<void> {
     return this.saving.get(session) ?? Promise.resolve();
+  }
+
+  /**
+   * Takes a stored session for this daemon before it opens it (a fleet's shared store): resolves
+   * the daemon that has it open instead, or the record to open — read again once claimed, so
+   * that it holds the previous owner's last save. A store that does not claim resolves `read`.
+   */
+  async claim(
+    sessionId: string,
+    read: SessionRecord,
+  ): Promise<{ owner: SessionOwner } | { record: SessionRecord | undefined }> {
+    const store = this.store;
+    if (store?.claim === undefined) return { record: read };
+    const owner = await store.claim(sessionId);
+    if (owner !== undefined) return { owner };
+    return { record: await store.load(sessionId) };
+  }
+
+  /**
+   * Gives up the claim on a closed session once its last save is done, unless `stillClosed()`
+   * says it was opened here again meanwhile. A failed release is reported; the claim then ends
+   * with this daemon.
+   */
+  release(session: SavableSession, stillClosed: () => boolean): void {
+    const store = this.store;
+    if (store?.release === undefined) return;
+    void (this.saving.get(session) ?? Promise.resolve())
+      .then(() => (stillClosed() ? store.release?.(session.sessionId) : undefined))
+      .then(undefined, (error: unknown) => this.onError(error, `store.release ${session.sessionId}`));
   }
 
   /** The stored record of a session; concurrent reads of one id share one store read. */

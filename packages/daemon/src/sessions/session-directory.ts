@@ -7,6 +7,7 @@ import {
   SessionClosingError,
   SessionIdConflictError,
   SessionNotFoundError,
+  SessionOwnedElsewhereError,
   SessionWorkspaceConflictError,
   UnknownAgentError,
   WorkspaceMismatchError,
@@ -224,8 +225,14 @@ export class SessionDirectory {
     if (record === undefined || !this.workspaces.serves(record.workspaceCwd))
       throw new SessionNotFoundError(sessionId);
     if (expected !== undefined && record.workspaceCwd !== expected) throw new SessionNotFoundError(sessionId);
+    // In a fleet, one daemon at a time runs a session: take it, or say which daemon has it.
+    const claimed = await this.persistence.claim(sessionId, record);
+    if ('owner' in claimed) throw new SessionOwnedElsewhereError(sessionId, claimed.owner);
+    const raced = this.sessions.get(sessionId);
+    if (raced !== undefined) return this.attachRestored(raced, expected, options.clientId);
+    if (claimed.record === undefined) throw new SessionNotFoundError(sessionId);
     if (!this.accepting) throw new BridgeShuttingDownError();
-    const session = this.openRestored(record, options.mode ?? 'resume');
+    const session = this.openRestored(claimed.record, options.mode ?? 'resume');
     await this.endInterruptedPrompts(session);
     return session.attach(options.clientId, false);
   }
@@ -351,5 +358,6 @@ export class SessionDirectory {
   private forget(session: Session): void {
     this.sessions.delete(session.sessionId);
     this.capacity.count(session.workspaceCwd, -1);
+    this.persistence.release(session, () => !this.sessions.has(session.sessionId));
   }
 }

@@ -48,6 +48,22 @@ export interface SessionStore {
    * resolves `false` when none was stored. Optional: a store without it cannot purge.
    */
   delete?(sessionId: string): Promise<boolean>;
+  /**
+   * A store shared by several daemons (a fleet): takes the session for this daemon before it
+   * opens the stored session, resolving `undefined`, or resolves the live daemon that has it open
+   * instead. Optional: a store of one daemon has nothing to claim.
+   */
+  claim?(sessionId: string): Promise<SessionOwner | undefined>;
+  /** Gives up this daemon's claim on a session it closed, so another daemon may open it. */
+  release?(sessionId: string): Promise<void>;
+}
+
+/** The daemon of a fleet that has a session open: where a client finds it. */
+export interface SessionOwner {
+  /** The daemon's node id in the shared store. */
+  nodeId: string;
+  /** Its advertised URL (`--advertise-url`), when it gave one. */
+  url?: string;
 }
 
 /** A stored session without its conversation, as a store's `list` returns it. */

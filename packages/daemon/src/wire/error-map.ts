@@ -100,6 +100,13 @@ const TABLE: Record<
       return { ...plain(error), sessionId: e.sessionId, workspaceCwd: e.workspaceCwd, conflict: e.conflict };
     },
   },
+  session_owned_elsewhere: {
+    status: 409,
+    body: (error) => {
+      const e = error as unknown as { sessionId: string; owner: { nodeId: string; url?: string } };
+      return { ...plain(error), sessionId: e.sessionId, owner: e.owner };
+    },
+  },
   invalid_cursor: { status: 400 },
   invalid_branch_name: { status: 400 },
   invalid_turn_result: { status: 500 },

@@ -1,4 +1,16 @@
-import type { ConversationMessage } from '../sessions/index.js';
+/**
+ * A stored message of a conversation history, as session stores keep it (the daemon's
+ * `ConversationMessage` has this shape). Here, rather than in the daemon, because every session
+ * store — the daemon's SQLite one and the fleet's PostgreSQL one — saves a history by its delta.
+ */
+export interface HistoryMessage {
+  role: string;
+  content: string;
+  name?: string;
+  toolCallId?: string;
+}
+
+type ConversationMessage = HistoryMessage;
 
 /** True when two messages have the same role, text, name and tool call id. */
 export function sameMessage(a: ConversationMessage, b: ConversationMessage): boolean {

@@ -1,33 +1,32 @@
-import type { ConversationMessage } from '../sessions/index.js';
-import { messageBytes } from './conversation-delta.js';
+import { messageBytes, type HistoryMessage } from './conversation-delta.js';
 
 /** What the store last saved of one session: its messages `[firstSeq, firstSeq + messages.length)`. */
-interface CachedConversation {
+interface CachedConversation<M extends HistoryMessage> {
   revision: number;
-  messages: readonly ConversationMessage[];
+  messages: readonly M[];
   bytes: number;
 }
 
 /**
- * The message text of the conversations a {@link SqliteSessionStore} last saved or loaded, so
- * that a save finds the messages to append without reading the stored ones back. Bounded by
+ * The message text of the conversations a session store (the daemon's SQLite one, the fleet's
+ * PostgreSQL one) last saved or loaded, so that a save finds the messages to append without reading the stored ones back. Bounded by
  * `maxBytes` of message text, least recently remembered dropped first; `0` keeps nothing.
  */
-export class ConversationCache {
+export class ConversationCache<M extends HistoryMessage = HistoryMessage> {
   /** Least recently used first. */
-  private readonly entries = new Map<string, CachedConversation>();
+  private readonly entries = new Map<string, CachedConversation<M>>();
   private bytes = 0;
 
   constructor(readonly maxBytes: number) {}
 
   /** The cached messages of the session when they are those of `revision`. */
-  messages(sessionId: string, revision: number): readonly ConversationMessage[] | undefined {
+  messages(sessionId: string, revision: number): readonly M[] | undefined {
     const cached = this.entries.get(sessionId);
     return cached !== undefined && cached.revision === revision ? cached.messages : undefined;
   }
 
   /** Keeps `messages` as the session's `revision`, dropping the oldest entries beyond the bound. */
-  remember(sessionId: string, revision: number, messages: readonly ConversationMessage[]): void {
+  remember(sessionId: string, revision: number, messages: readonly M[]): void {
     this.forget(sessionId);
     if (this.maxBytes === 0) return;
     let bytes = 0;
