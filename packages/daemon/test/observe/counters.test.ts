@@ -77,12 +77,12 @@ test('SSE evictions: a subscriber whose queue overflows is counted once, and lea
   const bus = buses.busFor('s1');
   const slow = bus.subscribe({ maxQueued: 16 });
   bus.subscribe({ maxQueued: 16 }).close();
-  expect(buses.subscriberCount).toBe(1);
+  expect(buses.totalSubscriberCount).toBe(1);
   for (let i = 0; i < 40; i++) buses.publish('s1', { type: 'session_update', data: { i } });
   expect(buses.evictedSubscribers).toBe(1);
   while (slow.tryRead() !== undefined);
   expect(slow.endReason).toBe('evicted');
-  expect(buses.subscriberCount).toBe(0);
+  expect(buses.totalSubscriberCount).toBe(0);
 });
 
 test('admission counts every door of the bridge once: a throw, a full queue, an Idempotency-Key replay admits nothing', () => {

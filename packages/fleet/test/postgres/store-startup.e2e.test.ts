@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { logLines } from '../../../daemon/test/helpers/log-lines.js';
 import { runSluice } from '../../../daemon/test/helpers/sluice-process.js';
 import { STORE_SCHEMA_VERSION } from '../../src/index.js';
 import { freshSchema, PG_URL, type TestSchema } from './pg-schema.js';
@@ -43,7 +44,10 @@ test('an unreachable --store: exit 1 naming it, without its password', async () 
     'postgres://sluice:hunter2@127.0.0.1:1/test',
   ]);
   expect(code).toBe(1);
-  expect(stderr).toContain('--store: Store "postgres://sluice:***@127.0.0.1:1/test" is unreachable');
+  // Every stderr line is JSON; the refusal is a message of one of them.
+  expect(logLines(stderr).map((line) => line['msg'])).toContainEqual(
+    expect.stringContaining('--store: Store "postgres://sluice:***@127.0.0.1:1/test" is unreachable'),
+  );
   expect(stderr).not.toContain('hunter2');
 });
 
