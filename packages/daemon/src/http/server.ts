@@ -6,6 +6,8 @@ import { DEFAULT_SSE_HEARTBEAT_MS, mapError } from '../wire/index.js';
 import { registerJsonBody } from './json-body.js';
 import type { AcpHttpRegistryOptions } from '../acp/index.js';
 import { acpRoutes } from './routes/acp.js';
+import { budgetRoutes } from './routes/budgets.js';
+import { runReportRoutes } from './routes/run-reports.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { eventRoutes } from './routes/events.js';
 import { gatewayRoutes } from './routes/gateway.js';
@@ -100,10 +102,12 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   sessionRoutes(app, sessions);
   sessionListRoutes(app, sessions, permissions);
   sessionClientRoutes(app, sessions);
-  promptRoutes(app, sessions);
+  promptRoutes(app, sessions, daemon.budgets);
   eventRoutes(app, sessions, heartbeatMs);
   permissionRoutes(app, sessions, permissions);
-  gatewayRoutes(app, { runtime: daemon.runtime, journal: daemon.journal });
+  gatewayRoutes(app, { runtime: daemon.runtime, journal: daemon.journal, budgets: daemon.budgets });
+  budgetRoutes(app, daemon.budgets, sessions);
+  runReportRoutes(app, daemon.journal, sessions);
   acpRoutes(app, daemon, heartbeatMs, {
     ...(logger === undefined
       ? {}

@@ -1,4 +1,5 @@
 import { SqliteJournal } from '@sluice/runtime';
+import { SqliteBudgetStore } from './sqlite-budget-store.js';
 import { SqliteSessionStore } from './sqlite-session-store.js';
 
 /** The journal and the session store of one SQLite file, opened (and migrated) together. */
@@ -6,6 +7,8 @@ export interface SqliteFiles {
   journal: SqliteJournal;
   /** Absent when the daemon was given a store of its own. */
   store: SqliteSessionStore | undefined;
+  /** Durable budgets' definitions (their spend is in the journal). */
+  budgets: SqliteBudgetStore;
 }
 
 /**
@@ -16,10 +19,12 @@ export function openSqliteFiles(path: string, withStore: boolean): SqliteFiles {
   // The daemon holds the data directory's lock: it is the file's one writer, so it may settle
   // the calls a killed daemon left open.
   const journal = new SqliteJournal({ path, reconcileInterrupted: true });
-  if (!withStore) return { journal, store: undefined };
+  let budgets: SqliteBudgetStore | undefined;
   try {
-    return { journal, store: new SqliteSessionStore({ path }) };
+    budgets = new SqliteBudgetStore(path);
+    return { journal, store: withStore ? new SqliteSessionStore({ path }) : undefined, budgets };
   } catch (error) {
+    budgets?.close();
     void journal.close().catch(() => {});
     throw error;
   }
