@@ -87,6 +87,13 @@ describe('spendOf: the journal is the truth of what a task spent', () => {
     expect(spend).toMatchObject({ calls: 1, inputTokens: 15, outputTokens: 64, interruptedCalls: 1 });
   });
 
+  test('a gateway call reserves the max_completion_tokens or max_tokens it passed through', () => {
+    const ask = (extra: Record<string, unknown>): GenerationRequest => ({ ...hello, extra });
+    expect(reservedUsage(ask({ max_tokens: 32 })).outputTokens).toBe(32);
+    expect(reservedUsage(ask({ max_completion_tokens: 20, max_tokens: 32 })).outputTokens).toBe(20);
+    expect(reservedUsage(ask({ max_tokens: 'many' })).outputTokens).toBe(0);
+  });
+
   test('the reserved input is the word count when words are shorter than four bytes', () => {
     expect(reservedUsage({ messages: [{ role: 'user', content: 'a b c d e f' }] }).inputTokens).toBe(6);
   });

@@ -144,20 +144,21 @@ export class DurableBudgets {
     const records = await journal.recordsForTask(budgetId);
     const live: Live = { definition, budget: runtime.resumeBudget(budgetId, definition.limits, records) };
     this.live.set(budgetId, live);
-    this.evict();
+    this.evict(budgetId);
     return live;
   }
 
   /**
    * Drops the least recently used budgets beyond `maxLiveBudgets` that have no call in flight:
    * their spend is all in the journal, so reopening recovers it exactly. Budgets with calls in
-   * flight stay (they are bounded by the scheduler's in-flight limit).
+   * flight stay (they are bounded by the scheduler's in-flight limit), and so does `opened`,
+   * the one being handed out.
    */
-  private evict(): void {
+  private evict(opened: string): void {
     let excess = this.live.size - this.maxLiveBudgets;
     if (excess <= 0) return;
     for (const [budgetId, live] of this.live) {
-      if (!live.budget.idle) continue;
+      if (!live.budget.idle || budgetId === opened) continue;
       this.live.delete(budgetId);
       if (--excess === 0) return;
     }

@@ -27,8 +27,9 @@ const INTERRUPTED = 'interrupted';
 /**
  * What a call whose usage is unknown may have used: its input estimated from the request's
  * message texts — the larger of the built-in model's word count and the usual 4 UTF-8 bytes
- * per token, so that neither under-counts — and its output at the request's `maxOutputTokens`
- * (0 when it set none: nothing bounds it, and inventing a number would be a guess).
+ * per token, so that neither under-counts — and its output at the request's `maxOutputTokens`,
+ * or the `max_completion_tokens` / `max_tokens` a gateway call carries in `extra` (0 when it set
+ * none: nothing bounds it, and inventing a number would be a guess).
  */
 export function reservedUsage(request: GenerationRequest | undefined): Usage {
   let words = 0;
@@ -38,10 +39,17 @@ export function reservedUsage(request: GenerationRequest | undefined): Usage {
     words += estimateTokens(text);
     bytes += Buffer.byteLength(text, 'utf8');
   }
-  return {
-    inputTokens: Math.max(words, Math.ceil(bytes / 4)),
-    outputTokens: request?.maxOutputTokens ?? 0,
-  };
+  return { inputTokens: Math.max(words, Math.ceil(bytes / 4)), outputTokens: maxOutputOf(request) };
+}
+
+function maxOutputOf(request: GenerationRequest | undefined): number {
+  if (request === undefined) return 0;
+  if (request.maxOutputTokens !== undefined) return request.maxOutputTokens;
+  for (const field of ['max_completion_tokens', 'max_tokens']) {
+    const value = request.extra?.[field];
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  }
+  return 0;
 }
 
 /**
