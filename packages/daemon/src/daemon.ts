@@ -156,7 +156,12 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     events: { publish: (sessionId, event) => bridge.publish(sessionId, event) },
   });
   const credentials = parts.credentials ?? new SessionCredentials();
-  const budgets = new DurableBudgets({ runtime, journal: storage.journal, store: storage.budgets });
+  const budgets = new DurableBudgets({
+    runtime,
+    journal: storage.journal,
+    store: storage.budgets,
+    maxBudgets: resolved.maxBudgets,
+  });
   const agentPool = parts.agent === undefined ? buildAgentPool(resolved, parts, credentials) : undefined;
   const agent = withPermissions(
     parts.agent ??

@@ -64,3 +64,6 @@ export const DEFAULT_AGENT_LIVENESS_TIMEOUT_MS = 30_000;
 export const DEFAULT_AGENT_CANCEL_GRACE_MS = 10_000;
 /** Bound of an agent's `session/new` and `session/load`. */
 export const DEFAULT_AGENT_START_TIMEOUT_MS = 60_000;
+
+/** Durable task budgets a daemon stores at most (`--max-budgets`, issue 21); more are refused. */
+export const DEFAULT_MAX_BUDGETS = 10_000;

@@ -7,6 +7,7 @@ import type {
   TaskBudgetLimits,
   TaskUsage,
 } from '@sluice/runtime';
+import { DEFAULT_MAX_BUDGETS } from '../defaults.js';
 import { positiveInteger } from '../validate.js';
 import type { BudgetRequest } from './budget-request.js';
 import type { BudgetDefinition, BudgetStore } from './budget-store.js';
@@ -17,8 +18,6 @@ import {
   JournalNotReadableError,
 } from './errors.js';
 
-/** Default of {@link DurableBudgetsOptions.maxBudgets}. */
-export const DEFAULT_MAX_BUDGETS = 10_000;
 /** Default of {@link DurableBudgetsOptions.maxLiveBudgets}. */
 export const DEFAULT_MAX_LIVE_BUDGETS = 1024;
 

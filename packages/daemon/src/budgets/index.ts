@@ -6,7 +6,6 @@ export {
   type BudgetStore,
 } from './budget-store.js';
 export {
-  DEFAULT_MAX_BUDGETS,
   DEFAULT_MAX_LIVE_BUDGETS,
   DurableBudgets,
   type BudgetSpent,

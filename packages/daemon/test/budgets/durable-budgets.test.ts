@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { EchoProvider, MemoryJournal, ModelRuntime, type JournalRecord } from '@sluice/runtime';
 import { FakeClock } from '@sluice/runtime/testing';
+import { DaemonConfigError, resolveDaemonConfig } from '../../src/config.js';
 import {
   BudgetLimitReachedError,
   BudgetNotFoundError,
@@ -109,5 +110,11 @@ describe('durable budgets are bounded', () => {
 
   test('limits of the registry are validated, naming the value', () => {
     expect(() => setup({ maxLiveBudgets: 0 })).toThrow('maxLiveBudgets must be a positive integer, got 0');
+  });
+
+  test('a maxBudgets setting below 1 fails at start-up naming it; the default is 10 000', () => {
+    expect(() => resolveDaemonConfig({ maxBudgets: 0 })).toThrow(DaemonConfigError);
+    expect(() => resolveDaemonConfig({ maxBudgets: 0 })).toThrow(/maxBudgets/);
+    expect(resolveDaemonConfig({}).maxBudgets).toBe(10_000);
   });
 });

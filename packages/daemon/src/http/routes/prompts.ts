@@ -12,7 +12,6 @@ import {
 } from '../../sessions/index.js';
 import { parseBudgetId, type DurableBudgets } from '../../budgets/index.js';
 import { JSON_CONTENT_TYPE, preparedError } from '../prepared-error.js';
-import { promptBudgetCheck } from './budgets.js';
 import { clientIdOf, objectBody, registeredClientIdOf, type SessionParams } from '../request-helpers.js';
 
 /** String fields of the ACP content blocks (schema of `@agentclientprotocol/sdk` 2.4). */
@@ -89,13 +88,17 @@ export function promptRoutes(app: FastifyInstance, sessions: SessionBridge, budg
   // Synchronous on purpose: under overload this route answers 503 at the rate of a bare server,
   // so the refusal skips the promise wrapper, fastify's error path and a throw, and sends the
   // bytes prepared for the (reused) refusal instead of serializing them again (SPEC BP-8).
-  // A `budgetId` is checked before (promptBudgetCheck): an unknown one is a 404, never a 202.
-  const options = budgets === undefined ? {} : { preHandler: promptBudgetCheck(budgets) };
-  app.post<{ Params: SessionParams }>('/session/:id/prompt', options, (request, reply) => {
+  const budgetRead = new WeakSet<object>();
+  app.post<{ Params: SessionParams }>('/session/:id/prompt', function admit(request, reply): unknown {
     const body = objectBody(request);
     const prompt = validatePrompt(body['prompt']);
     const deadlineMs = validateDeadline(body['deadlineMs']);
     const budgetId = parseBudgetId(body['budgetId'], 'budgetId');
+    // An unknown budget is a 404 before any 202 (issue 21): one not open here is read first.
+    if (budgetId !== undefined && budgets?.isOpen(budgetId) === false && !budgetRead.has(request)) {
+      budgetRead.add(request);
+      return budgets.open(budgetId).then(() => admit.call(this, request, reply));
+    }
     const clientId = clientIdOf(request);
     const idempotency = idempotencyOf(request.headers['idempotency-key'], prompt, deadlineMs, budgetId);
     // Absent fields are undefined, which the bridge reads as absent.
