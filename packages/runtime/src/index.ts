@@ -42,13 +42,7 @@ export {
   type UpstreamError,
 } from './errors.js';
 
-export {
-  TaskBudget,
-  validateBudgetLimits,
-  type SpentBefore,
-  type TaskBudgetLimits,
-  type TaskUsage,
-} from './budget/task-budget.js';
+export { TaskBudget, type SpentBefore, type TaskBudgetLimits, type TaskUsage } from './budget/task-budget.js';
 export { reservedUsage, spendOf, type TaskSpend } from './budget/spend.js';
 export { runReportOf, type CallRunReport, type TaskRunReport } from './budget/run-report.js';
 export { costOf, type Pricing } from './budget/pricing.js';
