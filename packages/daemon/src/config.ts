@@ -21,6 +21,7 @@ import {
   MAX_JOURNAL_RETENTION_DAYS,
   MAX_RING_SIZE,
   MAX_TERMINAL_EVENT_DELAY_MS,
+  DEFAULT_MAX_BUDGETS,
 } from './defaults.js';
 
 /**
@@ -43,6 +44,8 @@ export interface DaemonConfig {
   echoDelayMs?: number;
   /** Bytes of history the built-in chat agent sends with a turn, newest first; default 512 KiB. */
   contextMaxBytes?: number;
+  /** Durable task budgets stored at most (`POST /budgets`); default 10 000. */
+  maxBudgets?: number;
   /** Default 5; 0 or Infinity = unlimited (SPEC BP-1/2). */
   maxPendingPromptsPerSession?: number;
   promptDeadlineMs?: number;
@@ -155,6 +158,7 @@ const RULES: Record<keyof DaemonConfig, Rule> = {
   apiKey: { kind: 'string', nonEmpty: false },
   echoDelayMs: count(0, { max: MAX_TIMER_MS, default: DEFAULT_ECHO_DELAY_MS }),
   contextMaxBytes: count(0, { default: DEFAULT_CONTEXT_MAX_BYTES }),
+  maxBudgets: count(1, { default: DEFAULT_MAX_BUDGETS }),
   // SPEC BP-2: `0` or `Infinity` means unlimited (the bridge takes both).
   maxPendingPromptsPerSession: {
     kind: 'int',

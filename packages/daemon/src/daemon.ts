@@ -10,6 +10,7 @@ import {
   type SchedulerObserver,
 } from '@sluice/runtime';
 import { AcpAgentPool, ChatAgent, type AgentLog } from './agents/index.js';
+import { DurableBudgets, MemoryBudgetStore, type BudgetStore } from './budgets/index.js';
 import {
   DaemonConfigError,
   resolveDaemonConfig,
@@ -54,6 +55,8 @@ export interface DaemonParts {
 export interface DaemonStorage {
   journal: Journal;
   store: SessionStore;
+  /** Durable budgets' definitions, shared by the fleet like the journal that holds their spend. */
+  budgets: BudgetStore;
   /** Settles what dead daemons left: each model call without a result gets an `interrupted` one. */
   recover(): Promise<RecoveryReport>;
   /** Closes the journal (flushing it) and the store. */
@@ -75,6 +78,8 @@ export interface Daemon {
    * issues one per session and the gateway attributes calls by it (docs/decisions/014).
    */
   readonly credentials: SessionCredentials;
+  /** Durable task budgets (issue 21): `POST /budgets`, a prompt's `budgetId`, `X-Sluice-Budget`. */
+  readonly budgets: DurableBudgets;
   /** True once `close()` was called: no new sessions or prompts are admitted. */
   readonly draining: boolean;
   /** The operators' counters (`/metrics`, `/dashboard`), when the daemon keeps them. */
@@ -98,6 +103,8 @@ export interface RecoveryReport {
 interface Storage {
   journal: Journal;
   store: SessionStore | undefined;
+  /** Durable budgets' definitions: in the SQLite file, or in memory beside an injected journal. */
+  budgets: BudgetStore;
   /** Opens the files now and settles what a killed daemon left. */
   recover(): Promise<RecoveryReport>;
   /** Closes what the daemon opened itself (an injected journal is closed too). */
@@ -119,6 +126,7 @@ function openStorage(config: ResolvedDaemonConfig, parts: DaemonParts): Storage 
     return {
       journal: shared.journal,
       store: shared.store,
+      budgets: shared.budgets,
       recover: () => shared.recover(),
       close: () => shared.close(),
       unlock: () => {},
@@ -128,6 +136,7 @@ function openStorage(config: ResolvedDaemonConfig, parts: DaemonParts): Storage 
     return {
       journal,
       store: parts.store,
+      budgets: new MemoryBudgetStore(),
       recover: () => Promise.resolve({ interruptedCalls: 0 }),
       close: () => journal.close(),
       unlock: () => {},
@@ -143,6 +152,7 @@ function openStorage(config: ResolvedDaemonConfig, parts: DaemonParts): Storage 
   return {
     journal: persistence.journal,
     store: parts.store ?? persistence.store,
+    budgets: persistence.budgets,
     recover: () => persistence.recover(),
     close: () => persistence.close(),
     unlock,
@@ -196,11 +206,17 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     events: { publish: (sessionId, event) => bridge.publish(sessionId, event) },
   });
   const credentials = parts.credentials ?? new SessionCredentials();
+  const budgets = new DurableBudgets({
+    runtime,
+    journal: storage.journal,
+    store: storage.budgets,
+    maxBudgets: resolved.maxBudgets,
+  });
   const agentPool = parts.agent === undefined ? buildAgentPool(resolved, parts, credentials) : undefined;
   const agent = withPermissions(
     parts.agent ??
       agentPool ??
-      new ChatAgent({ runtime, model: resolved.model, contextMaxBytes: resolved.contextMaxBytes }),
+      new ChatAgent({ runtime, model: resolved.model, contextMaxBytes: resolved.contextMaxBytes, budgets }),
     permissions,
   );
   const bridge: SessionBridge = buildBridge(resolved, agent, storage.store, parts);
@@ -227,6 +243,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     bridge,
     permissions,
     credentials,
+    budgets,
     agentPool,
     journal: storage.journal,
     get draining() {

@@ -74,3 +74,5 @@ export const DEFAULT_AGENT_START_TIMEOUT_MS = 60_000;
 
 /** How long a daemon's lease in a shared store (`--store`) lasts unrenewed, in ms. */
 export const DEFAULT_STORE_LEASE_MS = 15_000;
+/** Durable task budgets a daemon stores at most (`--max-budgets`, issue 21); more are refused. */
+export const DEFAULT_MAX_BUDGETS = 10_000;

@@ -42,7 +42,9 @@ export {
   type UpstreamError,
 } from './errors.js';
 
-export { TaskBudget, type TaskBudgetLimits, type TaskUsage } from './budget/task-budget.js';
+export { TaskBudget, type SpentBefore, type TaskBudgetLimits, type TaskUsage } from './budget/task-budget.js';
+export { reservedUsage, spendOf, type TaskSpend } from './budget/spend.js';
+export { runReportOf, type CallRunReport, type TaskRunReport } from './budget/run-report.js';
 export { costOf, type Pricing } from './budget/pricing.js';
 
 export { DEFAULT_SCHEDULER_LIMITS, type SchedulerConfig } from './scheduler/config.js';
@@ -54,12 +56,14 @@ export {
   tell,
   type AppendListener,
   type CallCorrelation,
+  type CallPhases,
   type Journal,
   type JournalRecord,
   type ModelRequestRecord,
   type ModelResultRecord,
   type RecordedOptions,
 } from './journal/records.js';
+export { TEMPORARY_TASK_PREFIX } from './journal/records.js';
 export { JournalClosedError, JournalSchemaTooNewError, JournalWriteError } from './journal/journal-errors.js';
 export { MemoryJournal, type MemoryJournalOptions } from './journal/memory-journal.js';
 export { SqliteJournal } from './journal/sqlite-journal.js';

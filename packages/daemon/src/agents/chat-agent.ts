@@ -33,6 +33,11 @@ export interface ChatAgentOptions {
    * older message that does not fit is left out, with all before it. Default: all of it.
    */
   contextMaxBytes?: number;
+  /**
+   * Durable budgets: a turn whose prompt names a `budgetId` charges its model calls to that
+   * budget instead of the session's (issue 21).
+   */
+  budgets?: { open(budgetId: string): Promise<TaskBudget> };
 }
 
 /** Chunks a turn publishes before it lets the event loop turn (sockets flush, other sessions run). */
@@ -53,6 +58,7 @@ export class ChatAgent implements Agent {
   private readonly model: string | undefined;
   private readonly contextMaxBytes: number;
   private readonly budgets = new Map<string, TaskBudget>();
+  private readonly durableBudgets: ChatAgentOptions['budgets'];
 
   constructor(options: ChatAgentOptions) {
     if (!options?.runtime) throw new TypeError('runtime is required');
@@ -60,6 +66,7 @@ export class ChatAgent implements Agent {
     this.systemPrompt = options.systemPrompt;
     this.budgetLimits = options.budgetLimits;
     this.model = options.model;
+    this.durableBudgets = options.budgets;
     this.contextMaxBytes =
       options.contextMaxBytes === undefined
         ? Infinity
@@ -113,10 +120,14 @@ export class ChatAgent implements Agent {
       messages.push(toChatMessage(message));
     messages.push({ role: 'user', content: promptText(turn.prompt) });
 
+    const budget =
+      turn.budgetId !== undefined && this.durableBudgets !== undefined
+        ? await this.durableBudgets.open(turn.budgetId)
+        : this.budgetFor(turn.sessionId);
     const stream = this.runtime.stream(
       { messages },
       {
-        budget: this.budgetFor(turn.sessionId),
+        budget,
         sessionId: turn.sessionId,
         turnId: turn.promptId,
         signal: turn.signal,

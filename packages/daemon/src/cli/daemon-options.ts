@@ -21,6 +21,7 @@ import {
   MAX_JOURNAL_RETENTION_DAYS,
   DEFAULT_STORE_LEASE_MS,
   MAX_RING_SIZE,
+  DEFAULT_MAX_BUDGETS,
 } from '../defaults.js';
 import { collectString, integer, nonEmpty } from './argument-parsers.js';
 
@@ -172,6 +173,12 @@ function modelOptions(command: Command): Command {
         '--context-max-bytes <n>',
         `bytes of conversation history the built-in agent sends with each turn, newest first (default: ${DEFAULT_CONTEXT_MAX_BYTES})`,
       ).argParser(integer(0)),
+    )
+    .addOption(
+      new Option(
+        '--max-budgets <n>',
+        `durable task budgets stored at most (POST /budgets) (default: ${DEFAULT_MAX_BUDGETS})`,
+      ).argParser(integer(1)),
     );
 }
 

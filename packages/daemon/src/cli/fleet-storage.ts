@@ -34,6 +34,7 @@ export async function openFleetStorage(
   return {
     journal: fleet.journal,
     store: fleet.store,
+    budgets: fleet.budgets,
     recover: () => fleet.recover(),
     close: () => fleet.close(),
   };

@@ -21,6 +21,7 @@ const FLAG_OF: Record<string, string> = {
   baseURL: '--base-url',
   echoDelayMs: '--echo-delay-ms',
   contextMaxBytes: '--context-max-bytes',
+  maxBudgets: '--max-budgets',
   maxPendingPromptsPerSession: '--max-pending-prompts-per-session',
   promptDeadlineMs: '--prompt-deadline-ms',
   maxSessions: '--max-sessions',
@@ -74,6 +75,7 @@ export interface ServeOptions extends ConfigFlags {
   baseUrl?: string;
   echoDelayMs?: number;
   contextMaxBytes?: number;
+  maxBudgets?: number;
   dataDir: string;
   sseHeartbeatMs?: number;
   requestTimeoutMs?: number;
@@ -127,6 +129,7 @@ function daemonConfig(options: Omit<ServeOptions, 'port' | 'hostname'>): DaemonC
     ['baseURL', options.baseUrl],
     ['echoDelayMs', options.echoDelayMs],
     ['contextMaxBytes', options.contextMaxBytes],
+    ['maxBudgets', options.maxBudgets],
     ['promptDeadlineMs', options.promptDeadlineMs],
     ['maxSessions', options.maxSessions],
     ['maxSessionsPerWorkspace', options.maxSessionsPerWorkspace],

@@ -10,6 +10,8 @@ export interface GatewayCaller {
   readonly promptId: string | undefined;
   /** Aborted when that turn is cancelled, removed, past its deadline or its session closes. */
   readonly signal: AbortSignal | undefined;
+  /** The durable budget the running prompt was sent with: its calls are charged to it. */
+  readonly budgetId?: string | undefined;
 }
 
 interface Entry {
@@ -17,6 +19,7 @@ interface Entry {
   readonly digest: string;
   promptId: string | undefined;
   signal: AbortSignal | undefined;
+  budgetId: string | undefined;
 }
 
 /**
@@ -41,7 +44,13 @@ export class SessionCredentials {
       throw new TypeError(`sessionId must be a non-empty string, got ${JSON.stringify(sessionId)}`);
     this.revoke(sessionId);
     const token = SESSION_CREDENTIAL_PREFIX + randomBytes(32).toString('base64url');
-    const entry: Entry = { sessionId, digest: digestOf(token), promptId: undefined, signal: undefined };
+    const entry: Entry = {
+      sessionId,
+      digest: digestOf(token),
+      promptId: undefined,
+      signal: undefined,
+      budgetId: undefined,
+    };
     this.byDigest.set(entry.digest, entry);
     this.bySession.set(sessionId, entry);
     return token;
@@ -55,12 +64,16 @@ export class SessionCredentials {
     this.byDigest.delete(entry.digest);
   }
 
-  /** The session's turn `promptId` runs: calls made with its credential belong to it. */
-  beginTurn(sessionId: string, promptId: string, signal: AbortSignal): void {
+  /**
+   * The session's turn `promptId` runs: calls made with its credential belong to it, and are
+   * charged to `budgetId` when the prompt named a durable budget.
+   */
+  beginTurn(sessionId: string, promptId: string, signal: AbortSignal, budgetId?: string): void {
     const entry = this.bySession.get(sessionId);
     if (entry === undefined) return;
     entry.promptId = promptId;
     entry.signal = signal;
+    entry.budgetId = budgetId;
   }
 
   /** The turn `promptId` ended; a later turn's `beginTurn` is not undone by a late call. */
@@ -69,6 +82,7 @@ export class SessionCredentials {
     if (entry === undefined || entry.promptId !== promptId) return;
     entry.promptId = undefined;
     entry.signal = undefined;
+    entry.budgetId = undefined;
   }
 
   /** The caller a live credential names, else undefined. */
@@ -76,7 +90,12 @@ export class SessionCredentials {
     if (!token.startsWith(SESSION_CREDENTIAL_PREFIX)) return undefined;
     const entry = this.byDigest.get(digestOf(token));
     if (entry === undefined) return undefined;
-    return { sessionId: entry.sessionId, promptId: entry.promptId, signal: entry.signal };
+    return {
+      sessionId: entry.sessionId,
+      promptId: entry.promptId,
+      signal: entry.signal,
+      budgetId: entry.budgetId,
+    };
   }
 }
 

@@ -9,6 +9,8 @@ import type { AcpHttpRegistryOptions } from '../acp/index.js';
 import { acpRoutes } from './routes/acp.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { budgetRoutes } from './routes/budgets.js';
+import { runReportRoutes } from './routes/run-reports.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { eventRoutes } from './routes/events.js';
 import { overviewRoutes } from './routes/overview.js';
@@ -109,10 +111,12 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   sessionListRoutes(app, sessions, permissions);
   sessionClientRoutes(app, sessions);
   overviewRoutes(app, sessions, permissions);
-  promptRoutes(app, sessions);
+  promptRoutes(app, sessions, daemon.budgets);
   eventRoutes(app, sessions, heartbeatMs);
   permissionRoutes(app, sessions, permissions);
-  gatewayRoutes(app, { runtime: daemon.runtime, journal: daemon.journal });
+  gatewayRoutes(app, { runtime: daemon.runtime, journal: daemon.journal, budgets: daemon.budgets });
+  budgetRoutes(app, daemon.budgets, sessions);
+  runReportRoutes(app, daemon.journal, sessions);
   acpRoutes(app, daemon, heartbeatMs, {
     ...(logger === undefined
       ? {}

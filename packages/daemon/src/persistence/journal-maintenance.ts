@@ -17,7 +17,7 @@ export class JournalMaintenance {
     try {
       this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       this.db.pragma('secure_delete = ON');
-      this.pruner = new SqliteJournalPruner(this.db);
+      this.pruner = new SqliteJournalPruner(this.db, durableBudgetTasks(this.db));
     } catch (error) {
       this.db.close();
       throw error;
@@ -37,4 +37,21 @@ export class JournalMaintenance {
   close(): void {
     if (this.db.open) this.db.close();
   }
+}
+
+/**
+ * Whether a task id names a durable budget (`sluice_budgets`, in the same file): retention keeps
+ * its calls, which are its spend. A call without a budget (`tmp-…`) is never one.
+ */
+function durableBudgetTasks(db: Database.Database): (taskId: string) => boolean {
+  let lookup: Database.Statement<[string], number> | undefined;
+  return (taskId) => {
+    if (taskId.startsWith('tmp-')) return false;
+    try {
+      lookup ??= db.prepare<[string], number>('SELECT 1 FROM sluice_budgets WHERE budget_id = ?').pluck();
+    } catch {
+      return false; // no budget table yet: no durable budget either
+    }
+    return lookup.get(taskId) !== undefined;
+  };
 }

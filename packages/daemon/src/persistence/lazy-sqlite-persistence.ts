@@ -12,6 +12,7 @@ import type {
   SessionStore,
   SettledPrompt,
 } from '../sessions/index.js';
+import type { BudgetStore } from '../budgets/index.js';
 import { SessionStoreClosedError, SessionStoreSchemaTooNewError } from './errors.js';
 import type { SqliteFiles } from './sqlite-files.js';
 
@@ -31,6 +32,8 @@ export class LazySqlitePersistence {
   readonly journal: Journal;
   /** Forwards to the `SqliteSessionStore` of the file. */
   readonly store: SessionStore;
+  /** Forwards to the `SqliteBudgetStore` of the file. */
+  readonly budgets: BudgetStore;
 
   private files: SqliteFiles | undefined;
   private opening: Promise<SqliteFiles> | undefined;
@@ -38,6 +41,7 @@ export class LazySqlitePersistence {
   private queued = 0;
   private journalClosed = false;
   private storeClosed = false;
+  private budgetsClosed = false;
 
   /**
    * @param path the database file (`<data dir>/journal.db`)
@@ -73,6 +77,8 @@ export class LazySqlitePersistence {
       // Opens the file if need be: it may hold records of earlier runs.
       recordsForSession: (sessionId: string) =>
         this.use((files) => Promise.resolve(files.journal.recordsForSession(sessionId))),
+      recordsForTask: (taskId: string) =>
+        this.use((files) => Promise.resolve(files.journal.recordsForTask(taskId))),
       close: () => this.closeJournal(),
     };
     this.store = {
@@ -90,6 +96,11 @@ export class LazySqlitePersistence {
           this.files?.maintenance.deleteSessionRecords(sessionId);
           return deleted;
         }),
+    };
+    this.budgets = {
+      insert: (definition, maxBudgets) =>
+        this.useBudgets((budgets) => budgets.insert(definition, maxBudgets)),
+      get: (budgetId) => this.useBudgets((budgets) => budgets.get(budgetId)),
     };
   }
 
@@ -116,7 +127,15 @@ export class LazySqlitePersistence {
   /** Closes the store, then the journal (flushing what it accepted); nothing to do if never opened. */
   async close(): Promise<void> {
     await this.closeStore();
+    this.budgetsClosed = true;
+    (await this.settled())?.budgets.close();
     await this.closeJournal();
+  }
+
+  private useBudgets<T>(task: (budgets: SqliteFiles['budgets']) => Promise<T>): Promise<T> {
+    if (this.budgetsClosed && this.files === undefined)
+      return Promise.reject(new SessionStoreClosedError(this.path));
+    return this.use((files) => task(files.budgets));
   }
 
   private useStore<T>(task: (store: NonNullable<SqliteFiles['store']>) => Promise<T>): Promise<T> {

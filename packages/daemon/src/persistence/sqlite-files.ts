@@ -1,5 +1,6 @@
 import { SqliteJournal } from '@sluice/runtime';
 import { JournalMaintenance } from './journal-maintenance.js';
+import { SqliteBudgetStore } from './sqlite-budget-store.js';
 import { SqliteSessionStore } from './sqlite-session-store.js';
 
 /** The journal and the session store of one SQLite file, opened (and migrated) together. */
@@ -9,6 +10,8 @@ export interface SqliteFiles {
   maintenance: JournalMaintenance;
   /** Absent when the daemon was given a store of its own. */
   store: SqliteSessionStore | undefined;
+  /** Durable budgets' definitions (their spend is in the journal). */
+  budgets: SqliteBudgetStore;
 }
 
 /**
@@ -28,10 +31,18 @@ export function openSqliteFiles(
     ...(onBatchCommitted === undefined ? {} : { onBatchCommitted }),
   });
   let maintenance: JournalMaintenance | undefined;
+  let budgets: SqliteBudgetStore | undefined;
   try {
     maintenance = new JournalMaintenance(path);
-    return { journal, maintenance, store: withStore ? new SqliteSessionStore({ path }) : undefined };
+    budgets = new SqliteBudgetStore(path);
+    return {
+      journal,
+      maintenance,
+      store: withStore ? new SqliteSessionStore({ path }) : undefined,
+      budgets,
+    };
   } catch (error) {
+    budgets?.close();
     maintenance?.close();
     void journal.close().catch(() => {});
     throw error;

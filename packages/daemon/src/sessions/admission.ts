@@ -28,6 +28,8 @@ export interface SendPromptOptions {
    * another fingerprint is refused (`IdempotencyKeyReusedError`, 422).
    */
   idempotency?: { key: string; fingerprint: string };
+  /** The durable task budget the prompt's model calls are charged to (issue 21); checked by the caller. */
+  budgetId?: string;
 }
 
 /** A prompt the bridge admitted, and where its events begin on the session's stream. */
@@ -112,6 +114,7 @@ export class PromptAdmitter {
       clientId: options.clientId,
       queuedBehind: runner.isBusy,
       deadlineMs,
+      budgetId: options.budgetId,
       deferred: createDeferred<PromptResult>(),
       phase: 'queued',
       node: undefined,

@@ -51,6 +51,8 @@ export interface AgentTurn {
   readonly workspaceCwd: string;
   readonly promptId: string;
   readonly prompt: readonly ContentBlock[];
+  /** The durable task budget the prompt was sent with (`budgetId`): its model calls are charged to it. */
+  readonly budgetId?: string;
   /** The history before this turn (bounded, oldest messages trimmed first). */
   readonly conversation: readonly ConversationMessage[];
   /** Aborted on cancel, removal, deadline and session close; the agent must honour it. */

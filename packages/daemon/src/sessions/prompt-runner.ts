@@ -178,6 +178,7 @@ export class PromptRunner {
       conversation: this.host.history(),
       signal: controller.signal,
       emit: (update) => this.emitUpdate(ticket, update),
+      ...(ticket.budgetId === undefined ? {} : { budgetId: ticket.budgetId }),
     };
     // The agent starts on a microtask: admission never runs agent code, and nothing the
     // agent does re-enters the runner while it is mid-admission.

@@ -63,6 +63,8 @@ export interface PromptTicket {
   readonly queuedBehind: boolean;
   /** Effective deadline in ms from admission, if any. */
   readonly deadlineMs: number | undefined;
+  /** The durable task budget its model calls are charged to, if any. */
+  readonly budgetId: string | undefined;
   readonly deferred: Deferred<PromptResult>;
   phase: PromptPhase;
   node: QueueNode<QueueItem> | undefined;

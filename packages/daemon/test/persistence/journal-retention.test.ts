@@ -111,3 +111,34 @@ test('retention is off at 0 days, and refuses a fractional or negative number of
       /journalRetentionDays must be a positive integer/,
     );
 });
+
+test('retention keeps the calls of a durable budget: they are its spend (issue 21)', async () => {
+  const onBudget = (record: JournalRecord): JournalRecord => ({ ...record, taskId: 'team-q3' });
+  for (const record of [
+    onBudget(request('budgeted', START - 40 * DAY)),
+    onBudget(result('budgeted', START - 40 * DAY + 1_000)),
+    request('plain', START - 40 * DAY),
+    result('plain', START - 40 * DAY + 1_000),
+  ])
+    await persistence.journal.append(record);
+  const created = await persistence.budgets.insert(
+    { budgetId: 'team-q3', limits: { maxCalls: 100 }, createdAt: START - 41 * DAY },
+    10,
+  );
+  expect(created).toBe('created');
+  const retention = new JournalRetention({
+    days: 30,
+    clock: new FakeClock(0),
+    wallNow: () => START,
+    prune: (cutoff, after, rows) => persistence.pruneJournal(cutoff, after, rows),
+    onError: (error) => {
+      throw error;
+    },
+  });
+  expect(await retention.runPass()).toBe(1);
+  expect(storedCalls()).toEqual([
+    ['budgeted', 'model_request'],
+    ['budgeted', 'model_result'],
+  ]);
+  await retention.stop();
+});

@@ -18,6 +18,7 @@ export {
 } from './migrations.js';
 export type { NodeLease } from './node-lease.js';
 export { openPostgresFleet, type PostgresFleet } from './postgres-fleet.js';
+export type { PostgresBudgetStore, StoredBudget } from './postgres-budget-store.js';
 export type { PostgresJournal } from './postgres-journal.js';
 export type { PostgresSessionStore } from './postgres-session-store.js';
 export type { SettledNodes } from './reconcile.js';

@@ -91,6 +91,18 @@ export const STORE_MIGRATIONS: readonly StoreMigration[] = [
       CREATE INDEX sluice_session_owners_node ON sluice_session_owners (node_id);
     `,
   },
+  {
+    // Durable task budgets (issue 21): one row per budget, its limits as JSON text. Its spend is
+    // the journal's records with task_id = budget_id, shared by every node.
+    version: 2,
+    sql: `
+      CREATE TABLE sluice_budgets (
+        budget_id text PRIMARY KEY,
+        limits text NOT NULL,
+        created_at bigint NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The schema version this build writes and reads. */

@@ -7,6 +7,7 @@ import {
 } from './fleet-options.js';
 import { migrateStore, type StoreMigrationOutcome } from './migrations.js';
 import { NodeLease } from './node-lease.js';
+import { PostgresBudgetStore } from './postgres-budget-store.js';
 import { PostgresJournal } from './postgres-journal.js';
 import { PostgresSessionStore } from './postgres-session-store.js';
 import { settleDeadNodes, type SettledNodes } from './reconcile.js';
@@ -17,6 +18,8 @@ export interface PostgresFleet {
   readonly nodeId: string;
   readonly journal: PostgresJournal;
   readonly store: PostgresSessionStore;
+  /** Durable budgets' definitions, shared by the fleet. */
+  readonly budgets: PostgresBudgetStore;
   /** What opening did to the schema. */
   readonly migration: StoreMigrationOutcome;
   /** Renews the lease and settles the nodes found dead now (the timer does it every third of the lease). */
@@ -108,6 +111,7 @@ async function startNode(
     nodeId,
     journal,
     store: sessions,
+    budgets: new PostgresBudgetStore(sql),
     migration,
     lease,
     settleDeadNodes: settle,

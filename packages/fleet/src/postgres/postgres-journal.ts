@@ -43,6 +43,11 @@ export class PostgresJournal implements Journal {
     return this.reader.recordsForSession(sessionId);
   }
 
+  /** Records of a task (a durable budget's calls), in commit order: how its spend is recovered. */
+  recordsForTask(taskId: string): Promise<JournalRecord[]> {
+    return this.reader.recordsForTask(taskId);
+  }
+
   /** Group-commit counters. */
   stats(): PostgresJournalStats {
     return this.writer.stats();

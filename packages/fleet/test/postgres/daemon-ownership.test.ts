@@ -37,6 +37,7 @@ async function daemonOnStore(advertiseUrl?: string): Promise<InProcessDaemon> {
       storage: {
         journal: fleet.journal,
         store: fleet.store,
+        budgets: fleet.budgets,
         recover: () => fleet.recover(),
         close: () => fleet.close(),
       },

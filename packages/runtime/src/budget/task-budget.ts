@@ -28,6 +28,18 @@ export interface TaskUsage {
   stoppedReason?: BudgetReason;
 }
 
+/**
+ * What a task had spent before this budget object existed — recovered from the journal after
+ * a restart (see `spendOf`). Cost is exact, in millionths of a minor unit.
+ */
+export interface SpentBefore {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  costMicro: number;
+  activityMs: number;
+}
+
 const LIMIT_NAMES = [
   'maxCalls',
   'maxInputTokens',
@@ -57,10 +69,15 @@ export class TaskBudget {
   private readonly limited: boolean;
   private taskIdBytes = -1;
 
+  /**
+   * A budget for `taskId` on `clock`; `spentBefore` resumes a task that already spent (a
+   * durable budget after a restart), so its limits count what was spent before too.
+   */
   constructor(
     readonly taskId: string,
     limits: TaskBudgetLimits = {},
     clock: Clock = systemClock,
+    spentBefore?: SpentBefore,
   ) {
     if (typeof taskId !== 'string' || taskId.length === 0) {
       throw new TypeError(`taskId must be a non-empty string, got ${JSON.stringify(taskId)}`);
@@ -68,6 +85,18 @@ export class TaskBudget {
     this.limits = validated.has(limits) ? limits : validateBudgetLimits(limits);
     this.limited = LIMIT_NAMES.some((name) => this.limits[name] !== undefined);
     this.clock = clock;
+    if (spentBefore !== undefined) {
+      this.calls = nonNegativeInteger('spentBefore.calls', spentBefore.calls);
+      this.inputTokens = nonNegativeInteger('spentBefore.inputTokens', spentBefore.inputTokens);
+      this.outputTokens = nonNegativeInteger('spentBefore.outputTokens', spentBefore.outputTokens);
+      this.costMicro = nonNegativeInteger('spentBefore.costMicro', spentBefore.costMicro);
+      this.activityMs = nonNegativeInteger('spentBefore.activityMs', spentBefore.activityMs);
+    }
+  }
+
+  /** True when none of the task's calls is in flight. */
+  get idle(): boolean {
+    return this.activeCalls === 0;
   }
 
   /** @internal The JSON byte length of `taskId`, counted once for every call's size check. */

@@ -64,6 +64,7 @@ export class CallRecorder {
       at: isoTimestamp(this.wallAt(now)),
       outcome: outcome ? 'success' : 'error',
       durationMs: Math.round(now - call.admittedAt),
+      phases: call.phaseTimes(now),
       stopReason: outcome?.stopReason,
       usage: outcome?.usage,
       costMinor: outcome && this.pricing ? costOf(outcome.usage, this.pricing) : undefined,

@@ -4,7 +4,13 @@ import type { ErrorReporter } from '../report-error.js';
 import { TaskBudget, validateBudgetLimits, type TaskBudgetLimits } from '../budget/task-budget.js';
 import { validatePricing, type Pricing } from '../budget/pricing.js';
 import { CancelledError, RuntimeStoppedError } from '../errors.js';
-import { TEMPORARY_TASK_PREFIX, type Journal, type ModelRequestRecord } from '../journal/records.js';
+import { spendOf } from '../budget/spend.js';
+import {
+  TEMPORARY_TASK_PREFIX,
+  type Journal,
+  type JournalRecord,
+  type ModelRequestRecord,
+} from '../journal/records.js';
 import { isoTimestamp } from '../timestamp.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
 import { Scheduler, type SchedulerObserver } from '../scheduler/scheduler.js';
@@ -89,6 +95,18 @@ export class ModelRuntime implements ModelGateway {
   /** Creates a budget on this runtime's clock, to share across a task's turns. */
   createBudget(taskId: string, limits?: TaskBudgetLimits): TaskBudget {
     return new TaskBudget(taskId, limits, this.clock);
+  }
+
+  /**
+   * Creates a budget that resumes task `taskId` from what its journal `records` say it spent
+   * (interrupted calls at their reserved cost, cost priced as this runtime prices calls).
+   */
+  resumeBudget(
+    taskId: string,
+    limits: TaskBudgetLimits | undefined,
+    records: readonly JournalRecord[],
+  ): TaskBudget {
+    return new TaskBudget(taskId, limits, this.clock, spendOf(records, this.pricing));
   }
 
   /** Generates a complete answer. Throws admission errors synchronously. */

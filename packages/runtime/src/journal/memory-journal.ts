@@ -83,6 +83,10 @@ export class MemoryJournal implements Journal {
     return this.records().filter((r) => r.sessionId === sessionId);
   }
 
+  recordsForTask(taskId: string): JournalRecord[] {
+    return this.records().filter((r) => r.taskId === taskId);
+  }
+
   /** Forgets every kept record. */
   clear(): void {
     this.ring.length = 0;

@@ -33,6 +33,16 @@ export interface ModelRequestRecord extends CallCorrelation {
   options: RecordedOptions;
 }
 
+/**
+ * How long a call spent in each scheduler phase before it ended, in whole ms: waiting for a slot,
+ * holding it while its request was recorded, and running the provider (SCH-19 run reports).
+ */
+export interface CallPhases {
+  queuedMs: number;
+  preparingMs: number;
+  executingMs: number;
+}
+
 /** Written when a call ends, before success is delivered (SCH-16). */
 export interface ModelResultRecord extends CallCorrelation {
   version: 1;
@@ -51,6 +61,8 @@ export interface ModelResultRecord extends CallCorrelation {
   toolCalls?: ToolCall[];
   error?: { code: string; message: string };
   durationMs: number;
+  /** Time per phase; absent in records before issue 21 and in `interrupted` results. */
+  phases?: CallPhases;
 }
 
 /** Everything the journal stores. Records are versioned so old logs stay readable. */
@@ -81,6 +93,12 @@ export interface Journal {
    * session's (or prompt's) calls. Optional: a write-only journal has none.
    */
   recordsForSession?(sessionId: string): JournalRecord[] | Promise<JournalRecord[]>;
+  /**
+   * The committed records of task `taskId`, oldest first — what a durable budget's spend is
+   * recovered from after a restart, and, with a journal shared by several daemons, what every
+   * node reads the task's spend from. Optional: a write-only journal has none.
+   */
+  recordsForTask?(taskId: string): JournalRecord[] | Promise<JournalRecord[]>;
   /** Flush what was accepted, then release resources. Appends after close fail. */
   close(): Promise<void>;
 }

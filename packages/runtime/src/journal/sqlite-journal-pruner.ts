@@ -17,6 +17,7 @@ interface ScannedRow {
   seq: number;
   type: string;
   call_id: string;
+  task_id: string;
   at: string;
 }
 
@@ -35,10 +36,17 @@ export class SqliteJournalPruner {
   private readonly prune: (cutoffMs: number, afterSeq: number, maxRows: number) => PruneBatch;
   private readonly purge: (sessionId: string) => number;
 
-  /** Prepares its statements on `db`, a read-write connection to a migrated journal file. */
-  constructor(db: Database.Database) {
+  /**
+   * Prepares its statements on `db`, a read-write connection to a migrated journal file.
+   * Retention keeps every call of a task `keepTask` names (a durable budget's calls are its
+   * spend: deleting them would give the budget back).
+   */
+  constructor(
+    db: Database.Database,
+    private readonly keepTask: (taskId: string) => boolean = () => false,
+  ) {
     this.scan = db.prepare(
-      'SELECT seq, type, call_id, at FROM journal_records WHERE seq > ? ORDER BY seq LIMIT ?',
+      'SELECT seq, type, call_id, task_id, at FROM journal_records WHERE seq > ? ORDER BY seq LIMIT ?',
     );
     this.deleteCall = db.prepare('DELETE FROM journal_records WHERE call_id = ?');
     this.deleteSessionCalls = db.prepare(
@@ -88,7 +96,7 @@ export class SqliteJournalPruner {
       }
       lastSeq = row.seq;
       // A request waits for its result, which deletes both: a running call's request stays.
-      if (row.type === 'model_result' && at < cutoffMs)
+      if (row.type === 'model_result' && at < cutoffMs && !this.keepTask(row.task_id))
         deletedCalls += this.deleteCall.run(row.call_id).changes > 0 ? 1 : 0;
     }
     if (deletedCalls > 0) this.clampSettledMark.run(SETTLED_THROUGH);

@@ -1,5 +1,6 @@
 import type { ModelJobPhase, ModelJobReport } from '@sluice/protocol';
 import type { ModelRuntimeError } from '../errors.js';
+import type { CallPhases } from '../journal/records.js';
 import { keepShape } from '../keep-shape.js';
 import type { Deadlined, IN_ORDER } from './deadline-timers.js';
 import type { LinkedQueue, QueueNode } from './linked-queue.js';
@@ -156,6 +157,17 @@ export class Job implements Deadlined<Job> {
   /** @internal How long it held its slot, in ms (once in Cleaning after holding one). */
   get slotHeldMs(): number {
     return this.preparingAfter < 0 ? 0 : this.cleaningAfter - this.preparingAfter;
+  }
+
+  /**
+   * Whole ms the job spent queued, preparing and executing, as of `now` (its end): a phase it
+   * skipped took 0 ms. Written into its result record, for run reports (SCH-19).
+   */
+  phaseTimes(now: number): CallPhases {
+    const cleaned = this.cleaningAfter < 0 ? Math.round(now - this.admittedAt) : this.cleaningAfter;
+    const executed = this.executingAfter < 0 ? cleaned : this.executingAfter;
+    const prepared = this.preparingAfter < 0 ? executed : this.preparingAfter;
+    return { queuedMs: prepared, preparingMs: executed - prepared, executingMs: cleaned - executed };
   }
 
   /** Aborted once, with `abortReason`, on deadline, cancellation, shutdown or a failed request record. */

@@ -40,7 +40,7 @@ export class TurnRunner {
     };
     link.turn = linked;
     this.parts.pool.turnStarted(proc);
-    this.parts.credentials?.beginTurn(turn.sessionId, turn.promptId, turn.signal);
+    this.parts.credentials?.beginTurn(turn.sessionId, turn.promptId, turn.signal, turn.budgetId);
     const stopCancel = this.onAbort(proc, agentSessionId, turn.signal);
     try {
       const answer = (await proc.channel.request('session/prompt', {

@@ -1,5 +1,11 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { retryOnCapacity, type CallOptions, type Journal, type ModelRuntime } from '@sluice/runtime';
+import {
+  retryOnCapacity,
+  type CallOptions,
+  type Journal,
+  type ModelRuntime,
+  type TaskBudget,
+} from '@sluice/runtime';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   ChunkWriter,
@@ -13,6 +19,7 @@ import {
   type CompletionHead,
   type GatewayCaller,
 } from '../../gateway/index.js';
+import { BUDGET_HEADER, gatewayCallBudget, type DurableBudgets } from '../../budgets/index.js';
 import { HttpError } from '../../wire/index.js';
 import { gatewayCallerOf } from '../security.js';
 
@@ -20,6 +27,8 @@ import { gatewayCallerOf } from '../security.js';
 export interface GatewayDeps {
   runtime: ModelRuntime;
   journal: Journal;
+  /** Durable budgets a call is charged to (`X-Sluice-Budget`, or its turn's `budgetId`). */
+  budgets?: DurableBudgets;
 }
 
 /**
@@ -51,12 +60,13 @@ export function gatewayRoutes(app: FastifyInstance, deps: GatewayDeps): void {
     const chat = readChatRequest(request.body);
     // The security gate resolved a session credential already (a daemon token names no session).
     const caller = gatewayCallerOf(request);
+    const budget = await gatewayCallBudget(request.headers[BUDGET_HEADER], caller, deps.budgets);
     const head: CompletionHead = {
       id: '',
       created: Math.floor(Date.now() / 1000),
       model: chat.model ?? runtime.provider.defaultModel,
     };
-    if (chat.stream) return streamCompletion(runtime, chat, caller, head, reply);
+    if (chat.stream) return streamCompletion(runtime, chat, caller, budget, head, reply);
     // A client that goes away cancels its call.
     const gone = new AbortController();
     const onClose = (): void => {
@@ -64,7 +74,7 @@ export function gatewayRoutes(app: FastifyInstance, deps: GatewayDeps): void {
     };
     reply.raw.once('close', onClose);
     try {
-      const options = callOptions(chat, caller, gone.signal);
+      const options = callOptions(chat, caller, budget, gone.signal);
       const response = await whileTurnWaits(caller, options, () => runtime.complete(chat.request, options));
       head.id = `chatcmpl-${globalThis.crypto.randomUUID()}`;
       return completionBody(response, head);
@@ -101,10 +111,16 @@ function whileTurnWaits<T>(
   return retryOnCapacity(attempt, { signal: options.signal });
 }
 
-function callOptions(chat: ChatRequest, caller: GatewayCaller | undefined, gone: AbortSignal): CallOptions {
+function callOptions(
+  chat: ChatRequest,
+  caller: GatewayCaller | undefined,
+  budget: TaskBudget | undefined,
+  gone: AbortSignal,
+): CallOptions {
   const options: CallOptions = {
     signal: caller?.signal === undefined ? gone : AbortSignal.any([gone, caller.signal]),
   };
+  if (budget !== undefined) options.budget = budget;
   if (chat.model !== undefined) options.model = chat.model;
   if (caller !== undefined) {
     options.sessionId = caller.sessionId;
@@ -122,6 +138,7 @@ async function streamCompletion(
   runtime: ModelRuntime,
   chat: ChatRequest,
   caller: GatewayCaller | undefined,
+  budget: TaskBudget | undefined,
   head: CompletionHead,
   reply: FastifyReply,
 ): Promise<void> {
@@ -133,7 +150,7 @@ async function streamCompletion(
   };
   raw.once('close', onClose);
   try {
-    const options = callOptions(chat, caller, gone.signal);
+    const options = callOptions(chat, caller, budget, gone.signal);
     const opened = await whileTurnWaits(caller, options, async () => {
       const stream = runtime.stream(chat.request, options);
       const events = stream[Symbol.asyncIterator]();

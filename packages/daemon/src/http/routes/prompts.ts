@@ -10,6 +10,7 @@ import {
   type ContentBlock,
   type SessionBridge,
 } from '../../sessions/index.js';
+import { parseBudgetId, type DurableBudgets } from '../../budgets/index.js';
 import { JSON_CONTENT_TYPE, preparedError } from '../prepared-error.js';
 import { clientIdOf, objectBody, registeredClientIdOf, type SessionParams } from '../request-helpers.js';
 
@@ -67,13 +68,15 @@ function idempotencyOf(
   header: string | string[] | undefined,
   prompt: unknown,
   deadlineMs: number | undefined,
+  budgetId?: string,
 ): { key: string; fingerprint: string } | undefined {
   if (header === undefined) return undefined;
   if (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header))
     throw new InvalidIdempotencyKeyError(header, MAX_IDEMPOTENCY_KEY_CHARS);
   let text: string;
   try {
-    text = JSON.stringify([prompt, deadlineMs ?? null]);
+    const asked = [prompt, deadlineMs ?? null];
+    text = JSON.stringify(budgetId === undefined ? asked : [...asked, budgetId]);
   } catch {
     throw new InvalidPromptError('nests too deep to be compared with a retry');
   }
@@ -81,21 +84,29 @@ function idempotencyOf(
 }
 
 /** Prompt admission and the pending-prompt routes of PROTOCOL §5. */
-export function promptRoutes(app: FastifyInstance, sessions: SessionBridge): void {
+export function promptRoutes(app: FastifyInstance, sessions: SessionBridge, budgets?: DurableBudgets): void {
   // Synchronous on purpose: under overload this route answers 503 at the rate of a bare server,
   // so the refusal skips the promise wrapper, fastify's error path and a throw, and sends the
   // bytes prepared for the (reused) refusal instead of serializing them again (SPEC BP-8).
-  app.post<{ Params: SessionParams }>('/session/:id/prompt', (request, reply) => {
+  const budgetRead = new WeakSet<object>();
+  app.post<{ Params: SessionParams }>('/session/:id/prompt', function admit(request, reply): unknown {
     const body = objectBody(request);
     const prompt = validatePrompt(body['prompt']);
     const deadlineMs = validateDeadline(body['deadlineMs']);
+    const budgetId = parseBudgetId(body['budgetId'], 'budgetId');
+    // An unknown budget is a 404 before any 202 (issue 21): one not open here is read first.
+    if (budgetId !== undefined && budgets?.isOpen(budgetId) === false && !budgetRead.has(request)) {
+      budgetRead.add(request);
+      return budgets.open(budgetId).then(() => admit.call(this, request, reply));
+    }
     const clientId = clientIdOf(request);
-    const idempotency = idempotencyOf(request.headers['idempotency-key'], prompt, deadlineMs);
+    const idempotency = idempotencyOf(request.headers['idempotency-key'], prompt, deadlineMs, budgetId);
     // Absent fields are undefined, which the bridge reads as absent.
     const admission = sessions.trySendPrompt(request.params.id, prompt, {
       clientId,
       deadlineMs,
       idempotency,
+      budgetId,
     });
     if (admission instanceof PromptQueueFullError) {
       const refusal = preparedError(admission);

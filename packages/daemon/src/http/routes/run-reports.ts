@@ -1,0 +1,58 @@
+import { runReportOf, type Journal, type JournalRecord, type TaskRunReport } from '@sluice/runtime';
+import type { FastifyInstance } from 'fastify';
+import type { SessionBridge } from '../../sessions/index.js';
+import { HttpError } from '../../wire/index.js';
+
+/** A prompt's run report: its model calls, their usage, cost and phase times, with totals. */
+export interface PromptRunReport extends TaskRunReport {
+  promptId: string;
+  sessionId: string;
+}
+
+/**
+ * `GET /session/:id/prompts/:promptId/report`: the prompt's `TaskRunReport`, read from the
+ * journal, so it reads the same after a restart; no prompt or answer text. `404
+ * prompt_not_found` when the journal holds no call of the prompt and the session is not
+ * running or queueing it.
+ */
+export function runReportRoutes(app: FastifyInstance, journal: Journal, sessions: SessionBridge): void {
+  app.get<{ Params: { id: string; promptId: string } }>(
+    '/session/:id/prompts/:promptId/report',
+    async (request): Promise<PromptRunReport> => {
+      const { id: sessionId, promptId } = request.params;
+      const read = journal.recordsForSession?.bind(journal);
+      if (read === undefined)
+        throw new HttpError(501, 'journal_not_readable', 'This daemon journal cannot be read back');
+      const records = promptRecords(await read(sessionId), promptId);
+      if (records.length === 0 && !isPending(sessions, sessionId, promptId))
+        throw new HttpError(
+          404,
+          'prompt_not_found',
+          `No model call of prompt "${promptId}" is recorded for session "${sessionId}"`,
+          { sessionId, promptId },
+        );
+      return { promptId, sessionId, ...runReportOf(records) };
+    },
+  );
+}
+
+/** The records of `promptId`'s calls: its requests (`turnId`) and their results. */
+function promptRecords(records: readonly JournalRecord[], promptId: string): JournalRecord[] {
+  const calls = new Set<string>();
+  const out: JournalRecord[] = [];
+  for (const record of records) {
+    if (record.type === 'model_request' ? record.turnId === promptId : calls.has(record.callId)) {
+      if (record.type === 'model_request') calls.add(record.callId);
+      out.push(record);
+    }
+  }
+  return out;
+}
+
+function isPending(sessions: SessionBridge, sessionId: string, promptId: string): boolean {
+  try {
+    return sessions.pendingPrompts(sessionId).some((prompt) => prompt.promptId === promptId);
+  } catch {
+    return false; // not open here: only the journal knows of it
+  }
+}

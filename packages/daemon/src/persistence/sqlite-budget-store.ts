@@ -1,0 +1,117 @@
+import Database from 'better-sqlite3';
+import type { TaskBudgetLimits } from '@sluice/runtime';
+import type { BudgetDefinition, BudgetInsert, BudgetStore } from '../budgets/index.js';
+import { SCHEMA_MIGRATIONS_TABLE } from './session-store-schema.js';
+
+/** The row of `sluice_schema_migrations` that belongs to the budget store. */
+export const BUDGET_STORE_COMPONENT = 'daemon.budgets';
+
+/** The budget store's migrations, oldest first; released entries never change. */
+const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
+  {
+    // One row per durable budget: its limits as JSON. Its spend is in the journal (task id =
+    // budget id), so nothing here changes once written.
+    version: 1,
+    sql: `
+      CREATE TABLE sluice_budgets (
+        budget_id TEXT NOT NULL PRIMARY KEY,
+        limits TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
+];
+
+interface Row {
+  budget_id: string;
+  limits: string;
+  created_at: number;
+}
+
+/**
+ * Durable budgets' definitions in the data directory's SQLite file, next to the journal that
+ * holds their spend: one small table, its schema version kept as component `daemon.budgets` in
+ * the file's shared `sluice_schema_migrations`. Its own connection; every statement is short.
+ */
+export class SqliteBudgetStore implements BudgetStore {
+  private readonly db: Database.Database;
+  private readonly insertIfRoom: (definition: BudgetDefinition, maxBudgets: number) => BudgetInsert;
+  private readonly select: Database.Statement<[string], Row>;
+
+  /** Opens the file (created when missing, WAL) and migrates the budget table. */
+  constructor(
+    readonly path: string,
+    busyTimeoutMs = 5000,
+  ) {
+    this.db = new Database(path);
+    try {
+      this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      this.db.pragma('journal_mode = WAL');
+      migrate(this.db, path);
+      const exists = this.db
+        .prepare<[string], number>('SELECT 1 FROM sluice_budgets WHERE budget_id = ?')
+        .pluck();
+      const count = this.db.prepare<[], number>('SELECT count(*) FROM sluice_budgets').pluck();
+      const insert = this.db.prepare<[string, string, number]>(
+        'INSERT INTO sluice_budgets (budget_id, limits, created_at) VALUES (?, ?, ?)',
+      );
+      this.select = this.db.prepare<[string], Row>('SELECT * FROM sluice_budgets WHERE budget_id = ?');
+      this.insertIfRoom = this.db.transaction((definition: BudgetDefinition, maxBudgets: number) => {
+        if (exists.get(definition.budgetId) !== undefined) return 'exists';
+        if ((count.get() ?? 0) >= maxBudgets) return 'full';
+        insert.run(definition.budgetId, JSON.stringify(definition.limits), definition.createdAt);
+        return 'created';
+      }).immediate;
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
+  }
+
+  async insert(definition: BudgetDefinition, maxBudgets: number): Promise<BudgetInsert> {
+    return this.insertIfRoom(definition, maxBudgets);
+  }
+
+  async get(budgetId: string): Promise<BudgetDefinition | undefined> {
+    const row = this.select.get(budgetId);
+    if (row === undefined) return undefined;
+    return {
+      budgetId: row.budget_id,
+      limits: JSON.parse(row.limits) as TaskBudgetLimits,
+      createdAt: row.created_at,
+    };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/** Applies the budget store's migrations newer than its recorded version, in one transaction. */
+function migrate(db: Database.Database, path: string): void {
+  const latest = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+  db.transaction(() => {
+    db.exec(
+      `CREATE TABLE IF NOT EXISTS ${SCHEMA_MIGRATIONS_TABLE} (
+         component TEXT NOT NULL PRIMARY KEY,
+         version INTEGER NOT NULL
+       )`,
+    );
+    const from =
+      db
+        .prepare<[string], number>(`SELECT version FROM ${SCHEMA_MIGRATIONS_TABLE} WHERE component = ?`)
+        .pluck()
+        .get(BUDGET_STORE_COMPONENT) ?? 0;
+    if (from > latest)
+      throw new Error(
+        `Budget store "${path}" has schema version ${from}, newer than the ${latest} this build knows: ` +
+          'it was written by a newer Sluice; run that one, or start this one with another --data-dir',
+      );
+    for (const migration of MIGRATIONS) if (migration.version > from) db.exec(migration.sql);
+    if (latest > from)
+      db.prepare(
+        `INSERT INTO ${SCHEMA_MIGRATIONS_TABLE} (component, version) VALUES (?, ?)
+         ON CONFLICT (component) DO UPDATE SET version = excluded.version`,
+      ).run(BUDGET_STORE_COMPONENT, latest);
+  }).immediate();
+}
