@@ -9,6 +9,7 @@ import { acpRoutes } from './routes/acp.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { eventRoutes } from './routes/events.js';
 import { gatewayRoutes } from './routes/gateway.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { permissionRoutes } from './routes/permissions.js';
 import { promptRoutes } from './routes/prompts.js';
 import { sessionClientRoutes, sessionListRoutes, sessionRoutes } from './routes/sessions.js';
@@ -104,6 +105,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   eventRoutes(app, sessions, heartbeatMs);
   permissionRoutes(app, sessions, permissions);
   gatewayRoutes(app, { runtime: daemon.runtime, journal: daemon.journal });
+  openApiRoutes(app);
   acpRoutes(app, daemon, heartbeatMs, {
     ...(logger === undefined
       ? {}
