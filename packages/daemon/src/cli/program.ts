@@ -4,16 +4,17 @@ import type { AcpCommandOptions } from './acp.js';
 import { collectOrigin, integer, nonEmpty } from './argument-parsers.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS } from '../defaults.js';
 import { daemonOptions } from './daemon-options.js';
+import { environmentHelp } from './environment.js';
+import { daemonVersion } from '../version.js';
 import type { RunningServer, ServeOptions } from './serve.js';
 
 /** The `sluice` command line. */
 export function buildProgram(): Command {
-  const program = new Command('sluice')
-    .description('Serve AI agent sessions to many clients at once, with backpressure.')
-    .showHelpAfterError(false);
+  const program = rootCommand();
   const serve = program
     .command('serve')
     .description('Run the daemon (REST + SSE, and ACP over HTTP on /acp).')
+    .addHelpText('after', environmentHelp)
     .addOption(
       new Option('--port <port>', 'port to listen on (0 = a free port)')
         .default(4170)
@@ -68,7 +69,8 @@ export function buildProgram(): Command {
   daemonOptions(
     program
       .command('acp')
-      .description('Speak ACP (Agent Client Protocol) over stdin/stdout, backed by an in-process daemon.'),
+      .description('Speak ACP (Agent Client Protocol) over stdin/stdout, backed by an in-process daemon.')
+      .addHelpText('after', environmentHelp),
   ).action(async (options: AcpCommandOptions) => {
     // stdout is the protocol channel: every diagnostic goes to stderr.
     const { runAcpStdio } = await import('./acp.js');
@@ -85,6 +87,23 @@ export function buildProgram(): Command {
     process.exit(0);
   });
   return program;
+}
+
+/** `sluice` itself: its description, `--version` and the environment it reads in `--help`. */
+function rootCommand(): Command {
+  return (
+    new Command('sluice')
+      .description('Serve AI agent sessions to many clients at once, with backpressure.')
+      .showHelpAfterError(false)
+      // Read from package.json only when asked, rather than on every start (commander's
+      // `.version()` wants the string up front).
+      .option('-V, --version', 'print the version and exit')
+      .on('option:version', () => {
+        process.stdout.write(`${daemonVersion()}\n`);
+        process.exit(0);
+      })
+      .addHelpText('after', environmentHelp)
+  );
 }
 
 /** The bounds of the HTTP server's connections (issue 19 item 4). */

@@ -2,8 +2,8 @@ import { MAX_TIMER_MS } from '@sluice/runtime';
 import * as z from 'zod/mini';
 import { InvalidDeadlineError, InvalidPromptError, MAX_IDEMPOTENCY_KEY_CHARS } from '../../sessions/index.js';
 import { StreamPosition, documented } from './common-schemas.js';
-import { fieldOf } from './parse-input.js';
-import { invalidBody, type FieldExplainer } from './request-body.js';
+import { fieldOf, type InputIssue } from './parse-input.js';
+import { invalidBody } from './request-body.js';
 
 // The content blocks of ACP (schema of `@agentclientprotocol/sdk` 2.4): the string fields each
 // type it defines requires. Blocks of other types pass through as they are.
@@ -72,7 +72,7 @@ function explainPrompt(prompt: unknown): Error {
 }
 
 /** Errors of `POST /session/:id/prompt`: `invalid_prompt` or `invalid_deadline_ms`. */
-export const explainPromptBody: FieldExplainer = (issue, body) => {
+export const explainPromptBody = (issue: InputIssue, body: Record<string, unknown>): Error => {
   switch (fieldOf(issue)) {
     case 'prompt':
       return explainPrompt(body['prompt']);
