@@ -5,13 +5,11 @@ import {
   InvalidPromptError,
   MAX_IDEMPOTENCY_KEY_CHARS,
   PromptQueueFullError,
-  type ContentBlock,
   type SessionBridge,
 } from '../../sessions/index.js';
 import { JSON_CONTENT_TYPE, preparedError } from '../prepared-error.js';
 import { clientIdOf, registeredClientIdOf, type SessionParams } from '../request-helpers.js';
-import { IDEMPOTENCY_KEY, PromptBody, explainPromptBody } from '../schemas/prompt-schemas.js';
-import { parseBody } from '../schemas/request-body.js';
+import { IDEMPOTENCY_KEY, readPromptBody } from '../schemas/prompt-schemas.js';
 
 /**
  * The request's `Idempotency-Key` (issue 19 item 12) with a fingerprint of what it asks (the
@@ -40,9 +38,7 @@ export function promptRoutes(app: FastifyInstance, sessions: SessionBridge): voi
   // so the refusal skips the promise wrapper, fastify's error path and a throw, and sends the
   // bytes prepared for the (reused) refusal instead of serializing them again (SPEC BP-8).
   app.post<{ Params: SessionParams }>('/session/:id/prompt', (request, reply) => {
-    const body = parseBody(PromptBody, request, explainPromptBody);
-    const prompt = body.prompt as readonly ContentBlock[];
-    const deadlineMs = body.deadlineMs ?? undefined;
+    const { prompt, deadlineMs } = readPromptBody(request.body);
     const clientId = clientIdOf(request);
     const idempotency = idempotencyOf(request.headers['idempotency-key'], prompt, deadlineMs);
     // Absent fields are undefined, which the bridge reads as absent.
