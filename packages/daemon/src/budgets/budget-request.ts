@@ -3,7 +3,8 @@ import { TEMPORARY_TASK_PREFIX, type TaskBudgetLimits } from '@sluice/runtime';
 import { InvalidBudgetError } from './errors.js';
 
 /** Letters, digits and `._:-`, starting with a letter or digit, at most 128 characters. */
-const BUDGET_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+/** A budget id: also its task id in the journal (never a temporary task's `tmp-…`). */
+export const BUDGET_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 const LIMIT_NAMES: ReadonlyArray<keyof TaskBudgetLimits> = [
   'maxCalls',

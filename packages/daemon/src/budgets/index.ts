@@ -1,4 +1,4 @@
-export { parseBudgetId, parseBudgetRequest, type BudgetRequest } from './budget-request.js';
+export { BUDGET_ID, parseBudgetId, parseBudgetRequest, type BudgetRequest } from './budget-request.js';
 export {
   MemoryBudgetStore,
   type BudgetDefinition,

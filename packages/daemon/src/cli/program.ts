@@ -7,21 +7,18 @@ import { daemonOptions } from './daemon-options.js';
 import { operatorCommands } from './operator-commands.js';
 import { configOptions, SERVE_ONLY_KEYS } from './config-options.js';
 import { jsonLine } from './json-line.js';
+import { environmentHelp } from './environment.js';
+import { daemonVersion } from '../version.js';
 import type { RunningServer, ServeOptions } from './serve.js';
 import { exitWithError, startCommand } from './startup.js';
 
 /** The `sluice` command line. */
 export function buildProgram(): Command {
-  const program = new Command('sluice')
-    .description('Serve AI agent sessions to many clients at once, with backpressure.')
-    .showHelpAfterError(false)
-    // Every line on stderr is JSON, commander's own errors (a bad flag) included.
-    .configureOutput({
-      writeErr: (text) => process.stderr.write(jsonLine('error', 'sluice', text.trimEnd())),
-    });
+  const program = rootCommand();
   const serve = program
     .command('serve')
     .description('Run the daemon (REST + SSE, and ACP over HTTP on /acp).')
+    .addHelpText('after', environmentHelp)
     .addOption(
       new Option('--port <port>', 'port to listen on (0 = a free port)')
         .default(4170)
@@ -73,7 +70,8 @@ export function buildProgram(): Command {
     daemonOptions(
       program
         .command('acp')
-        .description('Speak ACP (Agent Client Protocol) over stdin/stdout, backed by an in-process daemon.'),
+        .description('Speak ACP (Agent Client Protocol) over stdin/stdout, backed by an in-process daemon.')
+        .addHelpText('after', environmentHelp),
     ),
   ).action(async (_options: AcpCommandOptions, command: Command) => {
     // stdout is the protocol channel: every diagnostic goes to stderr.
@@ -90,6 +88,27 @@ export function buildProgram(): Command {
     process.exit(0);
   });
   return operatorCommands(program);
+}
+
+/** `sluice` itself: its description, `--version` and the environment it reads in `--help`. */
+function rootCommand(): Command {
+  return (
+    new Command('sluice')
+      .description('Serve AI agent sessions to many clients at once, with backpressure.')
+      .showHelpAfterError(false)
+      // Every line on stderr is JSON, commander's own errors (a bad flag) included.
+      .configureOutput({
+        writeErr: (text) => process.stderr.write(jsonLine('error', 'sluice', text.trimEnd())),
+      })
+      // Read from package.json only when asked, rather than on every start (commander's
+      // `.version()` wants the string up front).
+      .option('-V, --version', 'print the version and exit')
+      .on('option:version', () => {
+        process.stdout.write(`${daemonVersion()}\n`);
+        process.exit(0);
+      })
+      .addHelpText('after', environmentHelp)
+  );
 }
 
 /** The bounds of the HTTP server's connections (issue 19 item 4). */

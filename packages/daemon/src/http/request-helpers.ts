@@ -5,7 +5,6 @@ import {
   assertClientIdFormat,
   type SessionBridge,
 } from '../sessions/index.js';
-import { HttpError } from '../wire/index.js';
 
 /** Header carrying the client identity (PROTOCOL §1). */
 export const CLIENT_ID_HEADER = 'x-qwen-client-id';
@@ -29,15 +28,6 @@ export function registeredClientIdOf(
   if (clientId !== undefined && !sessions.hasClient(sessionId, clientId))
     throw new InvalidClientIdError(clientId, sessionId);
   return clientId;
-}
-
-/** The request body as a plain object (absent → `{}`); anything else is a 400. */
-export function objectBody(request: FastifyRequest): Record<string, unknown> {
-  const body = request.body;
-  if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body))
-    throw new HttpError(400, 'invalid_body', 'Request body must be a JSON object');
-  return body as Record<string, unknown>;
 }
 
 /** Refuses new work while the daemon drains. */

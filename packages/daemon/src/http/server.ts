@@ -15,6 +15,7 @@ import { discoveryRoutes } from './routes/discovery.js';
 import { eventRoutes } from './routes/events.js';
 import { overviewRoutes } from './routes/overview.js';
 import { gatewayRoutes } from './routes/gateway.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { permissionRoutes } from './routes/permissions.js';
 import { promptRoutes } from './routes/prompts.js';
 import { sessionClientRoutes, sessionListRoutes, sessionRoutes } from './routes/sessions.js';
@@ -117,6 +118,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   gatewayRoutes(app, { runtime: daemon.runtime, journal: daemon.journal, budgets: daemon.budgets });
   budgetRoutes(app, daemon.budgets, sessions);
   runReportRoutes(app, daemon.journal, sessions);
+  openApiRoutes(app, daemon.tap !== undefined);
   acpRoutes(app, daemon, heartbeatMs, {
     ...(logger === undefined
       ? {}

@@ -20,5 +20,10 @@ export {
   type PermissionResolution,
   type PermissionVoteContext,
 } from './permission-broker.js';
-export { parsePermissionOutcome, timeoutChoice, MAX_PERMISSION_OPTIONS } from './validation.js';
+export {
+  parsePermissionOutcome,
+  timeoutChoice,
+  MAX_PERMISSION_OPTIONS,
+  MAX_PERMISSION_OPTION_ID_CHARS,
+} from './validation.js';
 export { withPermissions } from './with-permissions.js';

@@ -15,7 +15,9 @@ const KINDS: ReadonlySet<string> = new Set<PermissionOptionKind>([
 ]);
 /** Options one request may offer. */
 export const MAX_PERMISSION_OPTIONS = 16;
-const MAX_ID_CHARS = 128;
+/** Longest `optionId` a permission option, and a vote, may carry. */
+export const MAX_PERMISSION_OPTION_ID_CHARS = 128;
+const MAX_ID_CHARS = MAX_PERMISSION_OPTION_ID_CHARS;
 const MAX_NAME_CHARS = 256;
 
 function isRecord(value: unknown): value is Record<string, unknown> {

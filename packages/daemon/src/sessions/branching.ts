@@ -6,7 +6,8 @@ import { SESSION_EVENT } from './session-events.js';
 import type { SessionCapacity } from './capacity.js';
 import type { Session, SessionParams } from './session.js';
 
-const MAX_BRANCH_NAME_CHARS = 200;
+/** Longest branch name `POST /session/:id/branch` accepts. */
+export const MAX_BRANCH_NAME_CHARS = 200;
 
 /** Options of `branchSession`. */
 export interface BranchSessionOptions {

@@ -1,6 +1,7 @@
 export { SessionBridge, type BridgeLimits, type HeartbeatResult } from './session-bridge.js';
 export type { PromptAdmission, SendPromptOptions } from './admission.js';
 export type { BranchSessionOptions } from './branching.js';
+export { MAX_BRANCH_NAME_CHARS } from './branching.js';
 export type { AcceptedPrompt, AdmissionLedgerStore, SettledPrompt } from './prompt-ledger.js';
 export { MAX_IDEMPOTENCY_KEY_CHARS, MAX_IDEMPOTENCY_KEYS_PER_SESSION } from './idempotency.js';
 export type {

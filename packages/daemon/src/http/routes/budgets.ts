@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { parseBudgetId, parseBudgetRequest, type DurableBudgets } from '../../budgets/index.js';
-import { assertAdmitting, objectBody } from '../request-helpers.js';
+import { assertAdmitting } from '../request-helpers.js';
+import { BudgetBody, explainBudgetBody } from '../schemas/budget-schemas.js';
+import { parseBody } from '../schemas/request-body.js';
 import type { SessionBridge } from '../../sessions/index.js';
 
 /**
@@ -10,7 +12,9 @@ import type { SessionBridge } from '../../sessions/index.js';
  */
 export function budgetRoutes(app: FastifyInstance, budgets: DurableBudgets, sessions: SessionBridge): void {
   app.post('/budgets', async (request, reply) => {
-    const budget = parseBudgetRequest(objectBody(request));
+    // The schema documents and checks the body; the budget layer's own check builds it.
+    parseBody(BudgetBody, request, explainBudgetBody);
+    const budget = parseBudgetRequest((request.body ?? {}) as Record<string, unknown>);
     assertAdmitting(sessions);
     return reply.code(201).send(await budgets.create(budget));
   });

@@ -1,13 +1,15 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { parseLastEventId, parseMaxQueued } from '../../events/index.js';
+import { parseLastEventId } from '../../events/index.js';
 import type { SessionBridge } from '../../sessions/index.js';
 import { streamSubscription } from '../sse-stream.js';
 import { clientIdOf, type SessionParams } from '../request-helpers.js';
+import { EventsQuery, explainEventsQuery } from '../schemas/event-schemas.js';
+import { parseInput } from '../schemas/parse-input.js';
 
 /** `GET /session/:id/events`: the session's SSE stream with replay (PROTOCOL §6). */
 export function eventRoutes(app: FastifyInstance, sessions: SessionBridge, heartbeatMs: number): void {
-  app.get<{ Params: SessionParams; Querystring: { maxQueued?: string } }>(
+  app.get<{ Params: SessionParams; Querystring: Record<string, unknown> }>(
     '/session/:id/events',
     async (request, reply) => {
       clientIdOf(request);
@@ -15,7 +17,8 @@ export function eventRoutes(app: FastifyInstance, sessions: SessionBridge, heart
       const lastEventId = parseLastEventId(request.headers['last-event-id']);
       const epochHeader = request.headers['x-qwen-event-epoch'];
       const epoch = typeof epochHeader === 'string' && epochHeader.length > 0 ? epochHeader : undefined;
-      const maxQueued = parseMaxQueued(request.query.maxQueued);
+      const raw = parseInput(EventsQuery, request.query, explainEventsQuery).maxQueued;
+      const maxQueued = raw === undefined ? undefined : Number(raw);
       // Subscribing can still fail (400/429) as an ordinary response; after it, the reply is ours.
       const subscription = bus.subscribe({
         ...(lastEventId === undefined ? {} : { lastEventId }),

@@ -1,8 +1,8 @@
-import { describeValue } from '@sluice/protocol';
 import type { FastifyInstance } from 'fastify';
 import { withOpenPermissions, type PermissionBroker } from '../../permissions/index.js';
-import { MAX_SESSION_LIST_SIZE, type SessionBridge } from '../../sessions/index.js';
-import { HttpError } from '../../wire/index.js';
+import type { SessionBridge } from '../../sessions/index.js';
+import { parseInput } from '../schemas/parse-input.js';
+import { OverviewQuery, explainSessionListQuery } from '../schemas/session-schemas.js';
 import { withWireTimes } from '../wire-time.js';
 
 /** Sessions `GET /daemon/sessions` lists without `?size=`. */
@@ -19,8 +19,8 @@ export function overviewRoutes(
   sessions: SessionBridge,
   permissions: PermissionBroker,
 ): void {
-  app.get<{ Querystring: { size?: unknown } }>('/daemon/sessions', async (request) => {
-    const size = overviewSize(request.query.size);
+  app.get<{ Querystring: Record<string, unknown> }>('/daemon/sessions', async (request) => {
+    const size = overviewSize(request.query);
     const live = sessions.listSessions();
     return {
       draining: sessions.draining,
@@ -34,14 +34,7 @@ export function overviewRoutes(
   });
 }
 
-function overviewSize(raw: unknown): number {
-  if (raw === undefined || raw === '') return DEFAULT_OVERVIEW_SIZE;
-  const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_SESSION_LIST_SIZE)
-    throw new HttpError(
-      400,
-      'invalid_size',
-      `size must be an integer in [1, ${MAX_SESSION_LIST_SIZE}], got ${describeValue(raw)}`,
-    );
-  return value;
+function overviewSize(query: Record<string, unknown>): number {
+  const { size } = parseInput(OverviewQuery, query, explainSessionListQuery);
+  return size === undefined || size === '' ? DEFAULT_OVERVIEW_SIZE : Number(size);
 }

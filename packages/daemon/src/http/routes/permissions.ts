@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { PermissionBroker } from '../../permissions/index.js';
 import type { SessionBridge } from '../../sessions/index.js';
-import { clientIdOf, objectBody, type SessionParams } from '../request-helpers.js';
+import { clientIdOf, type SessionParams } from '../request-helpers.js';
+import { VoteBody, explainVote } from '../schemas/permission-schemas.js';
+import { parseBody } from '../schemas/request-body.js';
 
 interface VoteParams {
   requestId: string;
@@ -18,11 +20,11 @@ export function permissionRoutes(
   permissions: PermissionBroker,
 ): void {
   app.post<{ Params: SessionParams & VoteParams }>('/session/:id/permission/:requestId', async (request) => {
-    const body = objectBody(request);
+    const { outcome } = parseBody(VoteBody, request, explainVote);
     const { id, requestId } = request.params;
     const clientId = clientIdOf(request);
     sessions.status(id);
-    permissions.vote(requestId, body['outcome'], {
+    permissions.vote(requestId, outcome, {
       sessionId: id,
       ...(clientId === undefined ? {} : { clientId }),
     });
@@ -30,9 +32,9 @@ export function permissionRoutes(
   });
 
   app.post<{ Params: VoteParams }>('/permission/:requestId', async (request) => {
-    const body = objectBody(request);
+    const { outcome } = parseBody(VoteBody, request, explainVote);
     const clientId = clientIdOf(request);
-    permissions.vote(request.params.requestId, body['outcome'], clientId === undefined ? {} : { clientId });
+    permissions.vote(request.params.requestId, outcome, clientId === undefined ? {} : { clientId });
     return {};
   });
 }

@@ -1,64 +1,16 @@
 import { createHash } from 'node:crypto';
-import { MAX_TIMER_MS } from '@sluice/runtime';
 import type { FastifyInstance } from 'fastify';
 import {
-  InvalidDeadlineError,
   InvalidIdempotencyKeyError,
   InvalidPromptError,
   MAX_IDEMPOTENCY_KEY_CHARS,
   PromptQueueFullError,
-  type ContentBlock,
   type SessionBridge,
 } from '../../sessions/index.js';
 import { parseBudgetId, type DurableBudgets } from '../../budgets/index.js';
 import { JSON_CONTENT_TYPE, preparedError } from '../prepared-error.js';
-import { clientIdOf, objectBody, registeredClientIdOf, type SessionParams } from '../request-helpers.js';
-
-/** String fields of the ACP content blocks (schema of `@agentclientprotocol/sdk` 2.4). */
-const REQUIRED_STRINGS: Partial<Record<string, readonly string[]>> = {
-  text: ['text'],
-  image: ['data', 'mimeType'],
-  audio: ['data', 'mimeType'],
-  resource_link: ['uri', 'name'],
-};
-
-function validatePrompt(prompt: unknown): readonly ContentBlock[] {
-  if (!Array.isArray(prompt)) throw new InvalidPromptError(`got ${prompt === null ? 'null' : typeof prompt}`);
-  if (prompt.length === 0) throw new InvalidPromptError('got an empty array');
-  prompt.forEach((block: unknown, index) => {
-    if (typeof block !== 'object' || block === null || Array.isArray(block))
-      throw new InvalidPromptError(`block ${index} is not an object`);
-    const { type } = block as { type?: unknown };
-    if (typeof type !== 'string') throw new InvalidPromptError(`block ${index} has no string "type"`);
-    // The fields ACP requires of the block types it defines; other types pass through.
-    for (const field of REQUIRED_STRINGS[type] ?? [])
-      if (typeof (block as Record<string, unknown>)[field] !== 'string')
-        throw new InvalidPromptError(`block ${index} (${type}) needs a string "${field}"`);
-    if (type === 'resource') {
-      const { resource } = block as { resource?: { uri?: unknown } };
-      if (typeof resource !== 'object' || resource === null || typeof resource.uri !== 'string')
-        throw new InvalidPromptError(`block ${index} (resource) needs a "resource" with a string "uri"`);
-    }
-  });
-  return prompt as ContentBlock[];
-}
-
-function validateDeadline(deadlineMs: unknown): number | undefined {
-  if (deadlineMs === undefined || deadlineMs === null) return undefined;
-  if (
-    typeof deadlineMs !== 'number' ||
-    !Number.isInteger(deadlineMs) ||
-    deadlineMs < 1 ||
-    deadlineMs > MAX_TIMER_MS
-  )
-    throw new InvalidDeadlineError(deadlineMs, MAX_TIMER_MS);
-  return deadlineMs;
-}
-
-/** Printable ASCII, no spaces at the ends: what a UUID or any sane key is. */
-const IDEMPOTENCY_KEY = new RegExp(
-  `^[\\x21-\\x7e](?:[\\x20-\\x7e]{0,${MAX_IDEMPOTENCY_KEY_CHARS - 2}}[\\x21-\\x7e])?$`,
-);
+import { clientIdOf, registeredClientIdOf, type SessionParams } from '../request-helpers.js';
+import { IDEMPOTENCY_KEY, readPromptBody } from '../schemas/prompt-schemas.js';
 
 /**
  * The request's `Idempotency-Key` (issue 19 item 12) with a fingerprint of what it asks (the
@@ -90,10 +42,8 @@ export function promptRoutes(app: FastifyInstance, sessions: SessionBridge, budg
   // bytes prepared for the (reused) refusal instead of serializing them again (SPEC BP-8).
   const budgetRead = new WeakSet<object>();
   app.post<{ Params: SessionParams }>('/session/:id/prompt', function admit(request, reply): unknown {
-    const body = objectBody(request);
-    const prompt = validatePrompt(body['prompt']);
-    const deadlineMs = validateDeadline(body['deadlineMs']);
-    const budgetId = parseBudgetId(body['budgetId'], 'budgetId');
+    const { prompt, deadlineMs } = readPromptBody(request.body);
+    const budgetId = parseBudgetId((request.body as { budgetId?: unknown }).budgetId, 'budgetId');
     // An unknown budget is a 404 before any 202 (issue 21): one not open here is read first.
     if (budgetId !== undefined && budgets?.isOpen(budgetId) === false && !budgetRead.has(request)) {
       budgetRead.add(request);

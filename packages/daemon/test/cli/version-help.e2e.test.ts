@@ -1,0 +1,68 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, test } from 'vitest';
+import { runSluice } from '../helpers/sluice-process.js';
+
+const packages = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** Every `.ts` file under `dir`. */
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sources(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [join(dir, entry.name)]
+        : [],
+  );
+}
+
+/** Names of the environment variables the packages' sources read (`env['X']`, `env.X`, `…Env('X')`). */
+function variablesReadBySources(): Set<string> {
+  const names = new Set<string>();
+  const reads = [
+    /\benv\[['"]([A-Z][A-Z0-9_]+)['"]\]/g,
+    /\benv\.([A-Z][A-Z0-9_]+)\b/g,
+    /Env\(['"]([A-Z][A-Z0-9_]+)['"]\)/g,
+  ];
+  for (const pkg of readdirSync(packages)) {
+    let files: string[];
+    try {
+      files = sources(join(packages, pkg, 'src'));
+    } catch {
+      continue;
+    }
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      for (const read of reads) for (const match of text.matchAll(read)) names.add(match[1]!);
+    }
+  }
+  return names;
+}
+
+describe('sluice --version and --help', () => {
+  test('--version prints the version of the installed package and exits 0', async () => {
+    const { version } = JSON.parse(readFileSync(join(packages, 'daemon/package.json'), 'utf8')) as {
+      version: string;
+    };
+    const result = await runSluice(['--version']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${version}\n`);
+  });
+
+  test('--help of sluice, serve and acp names every environment variable the sources read', async () => {
+    const variables = variablesReadBySources();
+    // The scan must find the variables it is meant to: a broken pattern would pass vacuously.
+    expect([...variables]).toEqual(
+      expect.arrayContaining(['SLUICE_TOKEN', 'SLUICE_LOG_LEVEL', 'OPENAI_API_KEY']),
+    );
+    for (const command of [[], ['serve'], ['acp']]) {
+      const { code, stdout } = await runSluice([...command, '--help']);
+      expect(code).toBe(0);
+      const section = stdout.slice(stdout.indexOf('Environment variables:'));
+      expect(section.length, `sluice ${command.join(' ')} --help`).toBeGreaterThan(30);
+      for (const name of variables)
+        expect(section, `${name} in sluice ${command.join(' ')} --help`).toContain(name);
+    }
+  });
+});
