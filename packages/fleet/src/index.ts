@@ -4,4 +4,4 @@
  * one journal and session store (PostgreSQL). Only the CLI loads this package, and only when a
  * fleet is configured: a single-node daemon never loads a Redis or PostgreSQL client.
  */
-export {};
+export * from './redis/index.js';

@@ -67,3 +67,5 @@ export { JOURNAL_SCHEMA_VERSION } from './journal/sqlite-schema.js';
 
 export { EchoProvider, estimateTokens, type EchoProviderOptions } from './providers/index.js';
 export { CallIdGenerator } from './ids.js';
+export type { CapacityClaim, CapacityEvents, CapacityPort } from './scheduler/capacity-port.js';
+export type { Job } from './scheduler/job.js';
