@@ -1,6 +1,13 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { EchoProvider, ModelRuntime, type Journal, type ModelProvider } from '@sluice/runtime';
+import {
+  EchoProvider,
+  ModelRuntime,
+  type CapacityPort,
+  type Job,
+  type Journal,
+  type ModelProvider,
+} from '@sluice/runtime';
 import { AcpAgentPool, ChatAgent, type AgentLog } from './agents/index.js';
 import {
   DaemonConfigError,
@@ -28,6 +35,8 @@ export interface DaemonParts {
   gatewayUrl?: () => string | undefined;
   /** Where external agents' stderr and process events go. */
   agentLog?: AgentLog;
+  /** Model limits shared with a fleet (`--fleet-redis`); the runtime owns and closes it. Absent: per daemon. */
+  capacity?: CapacityPort<Job>;
 }
 
 /** The composed daemon: runtime, sessions (with their event streams), permissions and the agent. */
@@ -102,7 +111,12 @@ function openStorage(config: ResolvedDaemonConfig, parts: DaemonParts): Storage 
   };
 }
 
-function buildRuntime(config: ResolvedDaemonConfig, provider: ModelProvider, storage: Storage): ModelRuntime {
+function buildRuntime(
+  config: ResolvedDaemonConfig,
+  provider: ModelProvider,
+  storage: Storage,
+  capacity: CapacityPort<Job> | undefined,
+): ModelRuntime {
   try {
     return new ModelRuntime({
       provider,
@@ -114,6 +128,7 @@ function buildRuntime(config: ResolvedDaemonConfig, provider: ModelProvider, sto
         maxRequestBytes: config.modelMaxRequestBytes,
         defaultTimeoutMs: config.modelTimeoutMs,
       },
+      capacity,
     });
   } catch (error) {
     void storage.close().catch(() => {});
@@ -128,7 +143,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
   requireDirectory(resolved.workspace);
   const provider = parts.provider ?? buildProvider(resolved);
   const storage = openStorage(resolved, parts);
-  const runtime = buildRuntime(resolved, provider, storage);
+  const runtime = buildRuntime(resolved, provider, storage, parts.capacity);
   // The broker publishes through the bridge, which drops events of sessions that are gone.
   const permissions = new PermissionBroker({
     responseTimeoutMs: resolved.permissionResponseTimeoutMs,

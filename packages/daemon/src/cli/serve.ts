@@ -6,6 +6,7 @@ import { DaemonConfigError, resolveDaemonConfig, type DaemonConfig } from '../co
 import { parseAgentSpec, type AgentCommand } from '../agents/index.js';
 import { createDaemon, type Daemon, type DaemonParts } from '../daemon.js';
 import { buildServer, isLoopbackHost } from '../http/index.js';
+import { fleetCapacity } from './fleet-capacity.js';
 import { LazyLogger } from './lazy-logger.js';
 
 /** Config keys as the flags that set them, for error messages. */
@@ -35,6 +36,12 @@ const FLAG_OF: Record<string, string> = {
   agentMaxProcesses: '--agent-max-processes',
   agentIdleTimeoutMs: '--agent-idle-timeout-ms',
   agentLivenessTimeoutMs: '--agent-liveness-timeout-ms',
+  fleetRedis: '--fleet-redis',
+  fleetName: '--fleet-name',
+  fleetOnOutage: '--fleet-on-outage',
+  fleetLeaseTtlMs: '--fleet-lease-ttl-ms',
+  fleetRequestsPerMinute: '--fleet-rpm',
+  fleetTokensPerMinute: '--fleet-tpm',
 };
 
 /** Parsed options of `sluice serve`. */
@@ -73,6 +80,12 @@ export interface ServeOptions {
   agentMaxProcesses?: number;
   agentIdleTimeoutMs?: number;
   agentLivenessTimeoutMs?: number;
+  fleetRedis?: string;
+  fleetName?: string;
+  fleetOnOutage?: 'local' | 'refuse';
+  fleetLeaseTtlMs?: number;
+  fleetRpm?: number;
+  fleetTpm?: number;
 }
 
 /** Thrown for a start-up refusal; the CLI prints the message and exits 1. */
@@ -123,6 +136,12 @@ function daemonConfig(options: Omit<ServeOptions, 'port' | 'hostname'>): DaemonC
     ['agentMaxProcesses', options.agentMaxProcesses],
     ['agentIdleTimeoutMs', options.agentIdleTimeoutMs],
     ['agentLivenessTimeoutMs', options.agentLivenessTimeoutMs],
+    ['fleetRedis', options.fleetRedis],
+    ['fleetName', options.fleetName],
+    ['fleetOnOutage', options.fleetOnOutage],
+    ['fleetLeaseTtlMs', options.fleetLeaseTtlMs],
+    ['fleetRequestsPerMinute', options.fleetRpm],
+    ['fleetTokensPerMinute', options.fleetTpm],
   ];
   for (const [key, value] of optional)
     if (value !== undefined) (config as Record<string, unknown>)[key] = value;
@@ -165,7 +184,16 @@ export async function daemonFromFlags(
   try {
     const config = daemonConfig(options);
     const provider = config.provider === 'openai' ? await openAIProvider(config, warn) : undefined;
-    return createDaemon(config, provider === undefined ? parts : { ...parts, provider });
+    const withProvider = provider === undefined ? parts : { ...parts, provider };
+    // Only a fleet loads the fleet backend (and its Redis client).
+    if (config.fleetRedis === undefined) return createDaemon(config, withProvider);
+    const capacity = await fleetCapacity(resolveDaemonConfig(config), parts.agentLog);
+    try {
+      return createDaemon(config, { ...withProvider, capacity });
+    } catch (error) {
+      await capacity.close();
+      throw error;
+    }
   } catch (error) {
     if (error instanceof DaemonConfigError)
       throw new StartupError(`${FLAG_OF[error.setting] ?? error.setting}: ${error.message}`);
