@@ -1,14 +1,9 @@
 import { Redis } from 'ioredis';
-import { ADMIT_LUA, LEAVE_LUA, RELEASE_LUA, RENEW_LUA } from './lua-scripts.js';
-
-/** The reply of the admission script: outcome, a count, and a wait in ms (see ADMIT_LUA). */
-export type AdmitReply = [outcome: string, count: number, retryMs: number];
+import { BATCH_LUA, RENEW_LUA } from './lua-scripts.js';
 
 /** The scripts, as ioredis defines them: EVALSHA, falling back to EVAL once per script. */
 interface ScriptCommands {
-  sluiceAdmit(fleet: string, pool: string, ...args: Array<string | number>): Promise<AdmitReply>;
-  sluiceLeave(fleet: string, pool: string, ...args: Array<string | number>): Promise<string[]>;
-  sluiceRelease(fleet: string, pool: string, ...args: Array<string | number>): Promise<string[]>;
+  sluiceBatch(fleet: string, pool: string, ...args: Array<string | number>): Promise<string[]>;
   sluiceRenew(fleet: string, ...args: Array<string | number>): Promise<Array<string | number>>;
 }
 
@@ -24,8 +19,7 @@ export interface ConnectionEvents {
 
 /**
  * The two connections a node keeps to the fleet's Redis: one for the capacity scripts —
- * auto-pipelined, so concurrent admissions share writes, and failing fast instead of queueing
- * while disconnected — and one subscribed to this node's grant channel. ioredis reconnects
+ * auto-pipelined, and failing fast instead of queueing while disconnected — and one subscribed to this node's grant channel. ioredis reconnects
  * both on its own; `up` and `down` tell the port when to leave or enter outage mode.
  */
 export class FleetConnection {
@@ -44,9 +38,7 @@ export class FleetConnection {
       retryStrategy,
       connectionName: 'sluice-fleet',
     }) as Redis & ScriptCommands;
-    this.commands.defineCommand('sluiceAdmit', { numberOfKeys: 2, lua: ADMIT_LUA });
-    this.commands.defineCommand('sluiceLeave', { numberOfKeys: 2, lua: LEAVE_LUA });
-    this.commands.defineCommand('sluiceRelease', { numberOfKeys: 2, lua: RELEASE_LUA });
+    this.commands.defineCommand('sluiceBatch', { numberOfKeys: 2, lua: BATCH_LUA });
     this.commands.defineCommand('sluiceRenew', { numberOfKeys: 1, lua: RENEW_LUA });
     // Errors surface through the commands that fail and through `close`; without a listener
     // ioredis would print each reconnection attempt's error.

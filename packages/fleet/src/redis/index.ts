@@ -11,4 +11,4 @@ export {
   type SharedLimits,
 } from './redis-capacity-options.js';
 export { fleetPrefix, poolPrefix } from './fleet-keys.js';
-export { ADMIT_LUA, LEAVE_LUA, RELEASE_LUA, RENEW_LUA } from './lua-scripts.js';
+export { BATCH_LUA, RENEW_LUA } from './lua-scripts.js';

@@ -50,20 +50,27 @@ local function reclaim(now)
   return freed
 end
 
-local function grantNext(maxConcurrency)
-  local used = tonumber(redis.call('HGET', META, 'used') or '0')
+-- Hands free slots to the queue's head in FIFO order, telling each owner on its channel; used
+-- is the slots held now. Returns the granted ids and the slots held after.
+local function grantFrom(used, maxConcurrency)
   local granted = {}
   while used < maxConcurrency do
     local head = redis.call('ZPOPMIN', QUEUE)
     if #head == 0 then break end
     local id = head[1]
-    local node = string.sub(redis.call('HGET', LEASES, id), 2)
-    redis.call('HSET', LEASES, id, 's' .. node)
+    local owner = string.sub(redis.call('HGET', LEASES, id), 2)
+    redis.call('HSET', LEASES, id, 's' .. owner)
     used = used + 1
-    redis.call('PUBLISH', GRANTS .. node, id)
+    redis.call('PUBLISH', GRANTS .. owner, id)
     granted[#granted + 1] = id
   end
-  if #granted > 0 then redis.call('HSET', META, 'used', used) end
+  return granted, used
+end
+
+local function grantNext(maxConcurrency)
+  local used = tonumber(redis.call('HGET', META, 'used') or '0')
+  local granted, after = grantFrom(used, maxConcurrency)
+  if after ~= used then redis.call('HSET', META, 'used', after) end
   return granted
 end
 

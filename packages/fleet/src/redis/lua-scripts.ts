@@ -1,97 +1,111 @@
 import { LUA_PRELUDE } from './lua-prelude.js';
 
 /**
- * Admits one lease (KEYS: fleet prefix, pool prefix; ARGV: now, lease ttl ms, lease id, node id,
- * maxConcurrency, maxQueued, maxInflight, requests/min, tokens/min — 0 for no rate limit).
- * Replies `{outcome, n, retryMs}`: `granted` or `queued` (n: calls ahead of it or holding slots),
- * or a refusal — `InflightFull`, `QueueFull` (n: the calls counted), `RateLimited` (n: the limit,
- * retryMs: until the window has room). The same lease id admitted twice answers its state.
+ * The transitions of one pool, applied in order in one script run — one round trip for every
+ * admission, leave and release a node issued in the same tick (KEYS: fleet prefix, pool prefix;
+ * ARGV: now, lease ttl ms, node id, maxConcurrency, maxQueued, maxInflight, requests/min,
+ * tokens/min (0: no rate limit), then three values per transition: `a` (admit), `l` (leave) or
+ * `r` (release), the lease id, and the tokens a released call used). Replies one string each:
+ *
+ * - admit: `granted <n>` or `queued <n>` (n: calls ahead of it or holding slots), or a refusal —
+ *   `InflightFull <n>`, `QueueFull <n>` (n: the calls counted), `RateLimited <limit> <wait ms>`.
+ *   The same lease admitted twice answers its state and takes nothing more.
+ * - leave: the lease gives back its slot or queue place and stays in flight (SCH-5, SCH-15).
+ * - release: the lease is done; its tokens join the tokens-per-minute window.
+ *
+ * A leave or release of a lease not holding what it gives back (left, released or reclaimed
+ * already) frees nothing, so one whose reply was lost can be sent again. Their replies list
+ * the lease ids granted a slot, separated by spaces.
  */
-export const ADMIT_LUA = `${LUA_PRELUDE}
+export const BATCH_LUA = `${LUA_PRELUDE}
 usePool(KEYS[2])
 local now = clock(ARGV[1])
-local ttl, id, node = tonumber(ARGV[2]), ARGV[3], ARGV[4]
-local maxConcurrency, maxQueued, maxInflight = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local rpm, tpm = tonumber(ARGV[8]), tonumber(ARGV[9])
+local ttl, node = tonumber(ARGV[2]), ARGV[3]
+local maxConcurrency, maxQueued, maxInflight = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local rpm, tpm = tonumber(ARGV[7]), tonumber(ARGV[8])
 if reclaim(now) > 0 then grantNext(maxConcurrency) end
-local existing = redis.call('HGET', LEASES, id)
-if existing then
-  return {string.sub(existing, 1, 1) == 'q' and 'queued' or 'granted', 0, 0}
-end
-if rpm > 0 then
-  local sum, buckets, second = windowSum('r', now)
-  if sum >= rpm then return {'RateLimited', rpm, waitBelow(sum, buckets, second, rpm, now)} end
-end
-if tpm > 0 then
-  local sum, buckets, second = windowSum('t', now)
-  if sum >= tpm then return {'RateLimited', tpm, waitBelow(sum, buckets, second, tpm, now)} end
-end
-local inflight = redis.call('HLEN', LEASES)
-if inflight >= maxInflight then return {'InflightFull', inflight, 0} end
-local queued = redis.call('ZCARD', QUEUE)
+-- Slots held, kept here across the batch and written back once; likewise the node's renewal.
 local used = tonumber(redis.call('HGET', META, 'used') or '0')
-local state
-if queued == 0 and used < maxConcurrency then
-  redis.call('HSET', META, 'used', used + 1)
-  state = 's'
-elseif queued >= maxQueued then
-  return {'QueueFull', queued + used, 0}
-else
-  redis.call('ZADD', QUEUE, redis.call('HINCRBY', META, 'seq', 1), id)
-  state = 'q'
-end
-redis.call('HSET', LEASES, id, state .. node)
-redis.call('SADD', P .. 'node:' .. node, id)
-redis.call('ZADD', NODES, 'GT', now + ttl, node)
-if rpm > 0 then redis.call('HINCRBY', RATE, 'r:' .. rateBucket(now), 1) end
-return {state == 's' and 'granted' or 'queued', queued + used, 0}
-`;
+local usedBefore, created = used, false
 
-/**
- * A lease gives back its slot or queue place and stays in flight (KEYS: fleet prefix, pool
- * prefix; ARGV: now, lease id, maxConcurrency). A lease that is not queued or holding a slot
- * — already left, released or reclaimed — is left alone. Replies the lease ids granted a slot.
- */
-export const LEAVE_LUA = `${LUA_PRELUDE}
-usePool(KEYS[2])
-local now = clock(ARGV[1])
-local id, maxConcurrency = ARGV[2], tonumber(ARGV[3])
-reclaim(now)
-local lease = redis.call('HGET', LEASES, id)
-if lease then
-  local state, node = string.sub(lease, 1, 1), string.sub(lease, 2)
-  if state == 'q' then
-    redis.call('ZREM', QUEUE, id)
-    redis.call('HSET', LEASES, id, 'c' .. node)
-  elseif state == 's' then
-    redis.call('HINCRBY', META, 'used', -1)
-    redis.call('HSET', LEASES, id, 'c' .. node)
+local function grant()
+  local granted
+  granted, used = grantFrom(used, maxConcurrency)
+  return table.concat(granted, ' ')
+end
+
+local function admit(id)
+  local existing = redis.call('HGET', LEASES, id)
+  if existing then
+    return (string.sub(existing, 1, 1) == 'q' and 'queued' or 'granted') .. ' 0'
   end
+  if rpm > 0 then
+    local sum, buckets, second = windowSum('r', now)
+    if sum >= rpm then return 'RateLimited ' .. rpm .. ' ' .. waitBelow(sum, buckets, second, rpm, now) end
+  end
+  if tpm > 0 then
+    local sum, buckets, second = windowSum('t', now)
+    if sum >= tpm then return 'RateLimited ' .. tpm .. ' ' .. waitBelow(sum, buckets, second, tpm, now) end
+  end
+  local inflight = redis.call('HLEN', LEASES)
+  if inflight >= maxInflight then return 'InflightFull ' .. inflight end
+  local queued = redis.call('ZCARD', QUEUE)
+  local ahead = queued + used
+  local state
+  if queued == 0 and used < maxConcurrency then
+    used = used + 1
+    state = 's'
+  elseif queued >= maxQueued then
+    return 'QueueFull ' .. ahead
+  else
+    redis.call('ZADD', QUEUE, redis.call('HINCRBY', META, 'seq', 1), id)
+    state = 'q'
+  end
+  redis.call('HSET', LEASES, id, state .. node)
+  redis.call('SADD', P .. 'node:' .. node, id)
+  created = true
+  if rpm > 0 then redis.call('HINCRBY', RATE, 'r:' .. rateBucket(now), 1) end
+  return (state == 's' and 'granted ' or 'queued ') .. ahead
 end
-return grantNext(maxConcurrency)
-`;
 
-/**
- * A lease is done: everything it holds is given back, and the tokens its call used join the
- * tokens-per-minute window (KEYS: fleet prefix, pool prefix; ARGV: now, lease id,
- * maxConcurrency, tokens). Releasing an unknown lease frees nothing, so a release whose reply
- * was lost can be sent again. Replies the lease ids granted a slot.
- */
-export const RELEASE_LUA = `${LUA_PRELUDE}
-usePool(KEYS[2])
-local now = clock(ARGV[1])
-local id, maxConcurrency, tokens = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-reclaim(now)
-local lease = redis.call('HGET', LEASES, id)
-if lease then
-  local state, node = string.sub(lease, 1, 1), string.sub(lease, 2)
-  if state == 'q' then redis.call('ZREM', QUEUE, id)
-  elseif state == 's' then redis.call('HINCRBY', META, 'used', -1) end
-  redis.call('HDEL', LEASES, id)
-  redis.call('SREM', P .. 'node:' .. node, id)
-  if tokens > 0 then redis.call('HINCRBY', RATE, 't:' .. rateBucket(now), tokens) end
+local function leave(id)
+  local lease = redis.call('HGET', LEASES, id)
+  if lease then
+    local state, owner = string.sub(lease, 1, 1), string.sub(lease, 2)
+    if state == 'q' then
+      redis.call('ZREM', QUEUE, id)
+      redis.call('HSET', LEASES, id, 'c' .. owner)
+    elseif state == 's' then
+      used = used - 1
+      redis.call('HSET', LEASES, id, 'c' .. owner)
+    end
+  end
+  return grant()
 end
-return grantNext(maxConcurrency)
+
+local function release(id, tokens)
+  local lease = redis.call('HGET', LEASES, id)
+  if lease then
+    local state, owner = string.sub(lease, 1, 1), string.sub(lease, 2)
+    if state == 'q' then redis.call('ZREM', QUEUE, id)
+    elseif state == 's' then used = used - 1 end
+    redis.call('HDEL', LEASES, id)
+    redis.call('SREM', P .. 'node:' .. owner, id)
+    if tokens > 0 then redis.call('HINCRBY', RATE, 't:' .. rateBucket(now), tokens) end
+  end
+  return grant()
+end
+
+local replies = {}
+for i = 9, #ARGV, 3 do
+  local kind, id = ARGV[i], ARGV[i + 1]
+  if kind == 'a' then replies[#replies + 1] = admit(id)
+  elseif kind == 'l' then replies[#replies + 1] = leave(id)
+  else replies[#replies + 1] = release(id, tonumber(ARGV[i + 2])) end
+end
+if used ~= usedBefore then redis.call('HSET', META, 'used', used) end
+if created then redis.call('ZADD', NODES, 'GT', now + ttl, node) end
+return replies
 `;
 
 /**

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FleetCapacityReport, ModelLimits } from '@sluice/protocol';
 import { OverloadedError, type CapacityEvents, type CapacityPort, type Job } from '@sluice/runtime';
-import { FleetConnection, type AdmitReply } from './fleet-connection.js';
+import { FleetConnection } from './fleet-connection.js';
 import { fleetPrefix, poolPrefix } from './fleet-keys.js';
 import { LocalShare } from './local-share.js';
+import { PoolBatch } from './pool-batch.js';
 import {
   resolveRedisCapacityOptions,
   type FleetLog,
@@ -13,6 +14,7 @@ import {
 } from './redis-capacity-options.js';
 import { Renewal, type RenewedPool } from './renewal.js';
 import { retryAfterMs } from './retry-after.js';
+import { UnsentTransitions } from './unsent-transitions.js';
 
 /** Where one claim stands, as this node knows it. */
 type ClaimState = 'pending' | 'queued' | 'slot' | 'cleaning';
@@ -35,13 +37,7 @@ interface PoolEntry {
   readonly prefix: string;
   claims: number;
   readonly queued: Set<string>;
-}
-
-/** A leave or release whose reply did not come: sent again until Redis answers (they are idempotent). */
-interface Unsent {
-  pool: PoolEntry;
-  release: boolean;
-  tokens: number;
+  readonly batch: PoolBatch;
 }
 
 /**
@@ -61,7 +57,8 @@ export class RedisCapacity implements CapacityPort<Job> {
   private readonly renewal: Renewal;
   private readonly claims = new Map<string, Claim>();
   private readonly pools = new Map<string, PoolEntry>();
-  private readonly unsent = new Map<string, Unsent>();
+  private readonly unsent = new UnsentTransitions();
+  private readonly batches = new Map<string, PoolBatch>();
   private readonly now: (() => number) | undefined;
   private readonly log: FleetLog | undefined;
   private events: CapacityEvents<Job> | undefined;
@@ -125,34 +122,16 @@ export class RedisCapacity implements CapacityPort<Job> {
     const claim: Claim = { job, pool, local: false, state: 'pending', grantedEarly: false, slotSince: 0 };
     this.claims.set(job.callId, claim);
     pool.claims++;
-    const o = this.options;
-    return this.connection.commands
-      .sluiceAdmit(
-        this.fleet,
-        pool.prefix,
-        this.at(),
-        o.leaseTtlMs,
-        job.callId,
-        this.nodeId,
-        limits.maxConcurrency,
-        limits.maxQueued,
-        limits.maxInflight,
-        o.requestsPerMinute,
-        o.tokensPerMinute,
-      )
-      .then(
-        (reply) => this.admitted(claim, reply, limits),
-        (error: unknown) => {
-          // The script may have run although its reply is lost: release the lease to be sure.
-          this.forget(claim);
-          this.resend(job.callId, pool, true, 0);
-          this.log?.warn(
-            { error: (error as Error).message },
-            'fleet admission failed; outage policy applies',
-          );
-          return this.acquireInOutage(job, poolName);
-        },
-      );
+    return pool.batch.push('a', job.callId).then(
+      (reply) => this.admitted(claim, reply, limits),
+      (error: unknown) => {
+        // The script may have run although its reply is lost: release the lease to be sure.
+        this.forget(claim);
+        this.unsent.add(job.callId, pool.batch, true, 0);
+        this.log?.warn({ error: (error as Error).message }, 'fleet admission failed; outage policy applies');
+        return this.acquireInOutage(job, poolName);
+      },
+    );
   }
 
   leave(job: Job): void {
@@ -164,9 +143,7 @@ export class RedisCapacity implements CapacityPort<Job> {
     claim.pool.queued.delete(job.callId);
     if (wasSlot) this.slotHeld(claim);
     const { pool } = claim;
-    this.connection.commands
-      .sluiceLeave(this.fleet, pool.prefix, this.at(), job.callId, this.limits!.maxConcurrency)
-      .catch(() => this.resend(job.callId, pool, false, 0));
+    pool.batch.push('l', job.callId).catch(() => this.unsent.add(job.callId, pool.batch, false, 0));
   }
 
   release(job: Job): void {
@@ -177,9 +154,9 @@ export class RedisCapacity implements CapacityPort<Job> {
     if (claim.local) return this.local!.release(job, claim.pool.name);
     const tokens = job.usedTokens;
     const { pool } = claim;
-    this.connection.commands
-      .sluiceRelease(this.fleet, pool.prefix, this.at(), job.callId, this.limits!.maxConcurrency, tokens)
-      .catch(() => this.resend(job.callId, pool, true, tokens));
+    pool.batch
+      .push('r', job.callId, tokens)
+      .catch(() => this.unsent.add(job.callId, pool.batch, true, tokens));
   }
 
   report(): FleetCapacityReport {
@@ -207,11 +184,9 @@ export class RedisCapacity implements CapacityPort<Job> {
     await this.connection.close();
   }
 
-  private admitted(
-    claim: Claim,
-    [outcome, count, retryMs]: AdmitReply,
-    limits: Readonly<ModelLimits>,
-  ): boolean {
+  private admitted(claim: Claim, reply: string, limits: Readonly<ModelLimits>): boolean {
+    const [outcome, first, second] = reply.split(' ');
+    const count = Number(first);
     const id = claim.job.callId;
     if (outcome === 'granted' || (outcome === 'queued' && claim.grantedEarly)) {
       claim.state = 'slot';
@@ -225,7 +200,11 @@ export class RedisCapacity implements CapacityPort<Job> {
     }
     this.forget(claim);
     if (outcome === 'RateLimited')
-      throw new OverloadedError('RateLimited', count, Math.max(1_000, Math.ceil(retryMs / 1_000) * 1_000));
+      throw new OverloadedError(
+        'RateLimited',
+        count,
+        Math.max(1_000, Math.ceil(Number(second) / 1_000) * 1_000),
+      );
     const slots = limits.maxConcurrency;
     if (outcome === 'InflightFull')
       throw new OverloadedError(
@@ -241,7 +220,14 @@ export class RedisCapacity implements CapacityPort<Job> {
     try {
       const granted = this.local!.acquire(job, poolName);
       // Held here, not in Redis: not renewed, not counted with the pool's Redis leases.
-      const pool: PoolEntry = { name: poolName, prefix: '', claims: 0, queued: new Set() };
+      const prefix = poolPrefix(this.fleet, poolName);
+      const pool: PoolEntry = {
+        name: poolName,
+        prefix,
+        claims: 0,
+        queued: new Set(),
+        batch: this.batchOf(prefix),
+      };
       const state = granted ? 'slot' : 'queued';
       const claim: Claim = {
         job,
@@ -313,10 +299,37 @@ export class RedisCapacity implements CapacityPort<Job> {
   private pool(name: string): PoolEntry {
     let pool = this.pools.get(name);
     if (pool === undefined) {
-      pool = { name, prefix: poolPrefix(this.fleet, name), claims: 0, queued: new Set() };
+      const prefix = poolPrefix(this.fleet, name);
+      pool = { name, prefix, claims: 0, queued: new Set(), batch: this.batchOf(prefix) };
       this.pools.set(name, pool);
     }
     return pool;
+  }
+
+  /** The batch of the pool with `prefix`, kept for the port's life: pools are few (one per model). */
+  private batchOf(prefix: string): PoolBatch {
+    let batch = this.batches.get(prefix);
+    if (batch === undefined) {
+      const o = this.options;
+      batch = new PoolBatch((transitions) => {
+        const limits = this.limits!;
+        return this.connection.commands.sluiceBatch(
+          this.fleet,
+          prefix,
+          this.at(),
+          o.leaseTtlMs,
+          this.nodeId,
+          limits.maxConcurrency,
+          limits.maxQueued,
+          limits.maxInflight,
+          o.requestsPerMinute,
+          o.tokensPerMinute,
+          ...transitions,
+        );
+      });
+      this.batches.set(prefix, batch);
+    }
+    return batch;
   }
 
   private forget(claim: Claim): void {
@@ -326,38 +339,12 @@ export class RedisCapacity implements CapacityPort<Job> {
     if (claim.local) return;
     const pool = claim.pool;
     pool.queued.delete(id);
-    if (--pool.claims === 0 && !this.hasUnsent(pool)) this.pools.delete(pool.name);
+    if (--pool.claims === 0) this.pools.delete(pool.name);
   }
 
-  private hasUnsent(pool: PoolEntry): boolean {
-    for (const entry of this.unsent.values()) if (entry.pool === pool) return true;
-    return false;
-  }
-
-  private resend(id: string, pool: PoolEntry, release: boolean, tokens: number): void {
-    const previous = this.unsent.get(id);
-    this.unsent.set(id, {
-      pool,
-      release: release || (previous?.release ?? false),
-      tokens: Math.max(tokens, previous?.tokens ?? 0),
-    });
-  }
-
-  /** Sends again every leave and release whose reply was lost; resolves when all were answered or failed. */
+  /** Sends again the leaves and releases whose replies were lost, while Redis answers. */
   private async flushUnsent(): Promise<void> {
-    if (this.unsent.size === 0 || !this.connection.isConnected) return;
-    const entries = [...this.unsent];
-    this.unsent.clear();
-    const commands = this.connection.commands;
-    const slots = this.limits?.maxConcurrency ?? 1;
-    await Promise.all(
-      entries.map(([id, entry]) =>
-        (entry.release
-          ? commands.sluiceRelease(this.fleet, entry.pool.prefix, this.at(), id, slots, entry.tokens)
-          : commands.sluiceLeave(this.fleet, entry.pool.prefix, this.at(), id, slots)
-        ).catch(() => this.resend(id, entry.pool, entry.release, entry.tokens)),
-      ),
-    );
+    if (this.connection.isConnected) await this.unsent.flush();
   }
 
   private slotHeld(claim: Claim): void {

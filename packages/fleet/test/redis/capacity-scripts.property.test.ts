@@ -8,12 +8,21 @@ const TTL_MS = 1_000;
 
 type Step =
   | { kind: 'admit'; node: number }
+  | { kind: 'burst'; node: number; count: number }
   | { kind: 'leave' | 'release'; pick: number }
   | { kind: 'renew'; node: number }
   | { kind: 'advance'; ms: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('admit' as const), node: fc.nat(2) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('burst' as const),
+      node: fc.nat(2),
+      count: fc.integer({ min: 2, max: 4 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('leave' as const), pick: fc.nat() }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('renew' as const), node: fc.nat(2) }) },
@@ -31,7 +40,7 @@ const limits: fc.Arbitrary<PoolLimits> = fc
     maxInflight: maxConcurrency + extra,
   }));
 
-test('random admit/leave/release/renew/expiry interleavings across three nodes match the FIFO model, stay within every limit, grant each slot once and return to zero', async () => {
+test('random admit/burst/leave/release/renew/expiry interleavings across three nodes match the FIFO model, stay within every limit, grant each slot once and return to zero', async () => {
   await fc.assert(
     fc.asyncProperty(limits, fc.array(step, { minLength: 5, maxLength: 40 }), async (poolLimits, steps) => {
       const scripts = new PoolScripts(randomFleetName(), poolLimits, TTL_MS);
@@ -51,6 +60,19 @@ test('random admit/leave/release/renew/expiry interleavings across three nodes m
             const reply = await scripts.admit(now, NODES[s.node]!, id);
             expect(reply).toEqual(model.admit(now, NODES[s.node]!, id));
             if (reply[0] === 'granted') countGrants([id]);
+          } else if (s.kind === 'burst') {
+            // Several admissions of one node in one script run, as a node's batch sends them.
+            const node = NODES[s.node]!;
+            const burst = Array.from({ length: s.count }, (_, i) => `c${ids.length + i}`);
+            ids.push(...burst);
+            const replies = await scripts.batch(
+              now,
+              node,
+              burst.map((id): ['a', string] => ['a', id]),
+            );
+            const expected = burst.map((id) => model.admit(now, node, id));
+            expect(replies).toEqual(expected.map(([outcome, n]) => `${outcome} ${n}`));
+            countGrants(burst.filter((_, i) => expected[i]![0] === 'granted'));
           } else if (s.kind === 'renew') {
             const node = NODES[s.node]!;
             const queued = [...model.leases]

@@ -33,6 +33,19 @@ describe('fleet capacity scripts', () => {
     expect(Object.fromEntries(state.leases)).toEqual({ c1: 'c', c3: 's', c4: 's' });
   });
 
+  test('one batch applies its transitions in order: admissions queue as given, a release grants the head', async () => {
+    const p = pool({ maxConcurrency: 1 });
+    const replies = await p.batch(0, 'a', [
+      ['a', 'c1'],
+      ['a', 'c2'],
+      ['a', 'c3'],
+      ['r', 'c1'],
+      ['a', 'c4'],
+    ]);
+    expect(replies).toEqual(['granted 0', 'queued 1', 'queued 2', 'c2', 'queued 2']);
+    expect((await p.state()).queue).toEqual(['c3', 'c4']);
+  });
+
   test('a call behind a queue waits although a slot is free, so no one jumps the line', async () => {
     const p = pool({ maxConcurrency: 1 });
     await p.admit(0, 'a', 'c1');

@@ -136,7 +136,7 @@ describe('RedisCapacity in the model runtime', () => {
     });
   });
 
-  test('one Redis round trip per admission and one per release', async () => {
+  test('one Redis round trip per admission and at most one per leave and release', async () => {
     const name = fleet();
     const a = await node(name, { maxConcurrency: 1, maxQueued: 1 });
     const warmUp = a.runtime.complete(request); // the first use of a script may load it
@@ -155,13 +155,17 @@ describe('RedisCapacity in the model runtime', () => {
     a.provider.calls[1]!.succeed();
     await answer;
     const callId = (a.provider.calls[1]!.options as unknown as { callId: string }).callId;
-    const ofCall = (): string[] =>
-      seen.filter((args) => args.includes(callId)).map((args) => args[0]!.toLowerCase());
-    await vi.waitFor(() => expect(ofCall().length).toBe(3));
+    const ofCall = (): string[][] => seen.filter((args) => args.includes(callId));
+    // Each transition is sent once, as the kind before the lease id in a batch.
+    const transitions = (): string[] =>
+      ofCall().flatMap((args) => args.flatMap((arg, i) => (arg === callId ? [args[i - 1]!] : [])));
+    await vi.waitFor(() => expect(transitions()).toEqual(['a', 'l', 'r']));
     monitor.disconnect();
-    // Admission; then the slot given back (SCH-5) and the call done: one script each.
+    // Admission alone in one script run; leave (SCH-5) and release in at most one each — here the
+    // in-memory journal confirms the result at once, so both share one run.
     expect(seen.slice(0, admitted).filter((args) => args.includes(callId))).toHaveLength(1);
-    expect(ofCall()).toEqual(['evalsha', 'evalsha', 'evalsha']);
+    expect(ofCall().map((args) => args[0]!.toLowerCase())).toEqual(ofCall().map(() => 'evalsha'));
+    expect(ofCall().length).toBeLessThanOrEqual(3);
   });
 });
 

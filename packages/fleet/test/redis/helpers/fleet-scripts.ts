@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { ADMIT_LUA, LEAVE_LUA, RELEASE_LUA, RENEW_LUA, fleetPrefix, poolPrefix } from '../../../src/index.js';
+import { BATCH_LUA, RENEW_LUA, fleetPrefix, poolPrefix } from '../../../src/index.js';
 
 /** The Redis every fleet test uses (nothing persisted there). */
 export const REDIS_URL = process.env['SLUICE_TEST_REDIS'] ?? 'redis://127.0.0.1:6379';
@@ -22,11 +22,12 @@ export interface PoolLimits {
 type Reply = [string, number, number];
 
 interface Commands {
-  tAdmit(fleet: string, pool: string, ...args: Array<string | number>): Promise<Reply>;
-  tLeave(fleet: string, pool: string, ...args: Array<string | number>): Promise<string[]>;
-  tRelease(fleet: string, pool: string, ...args: Array<string | number>): Promise<string[]>;
+  tBatch(fleet: string, pool: string, ...args: Array<string | number>): Promise<string[]>;
   tRenew(fleet: string, ...args: Array<string | number>): Promise<Array<string | number>>;
 }
+
+/** One transition of a batch: admit (by `node`), leave or release. */
+export type Transition = ['a', string] | ['l', string] | ['r', string, number?];
 
 /**
  * The capacity scripts of one pool, called directly with an explicit clock: what each node's
@@ -44,37 +45,46 @@ export class PoolScripts {
     poolName = 'openai/test-model',
   ) {
     this.redis = new Redis(REDIS_URL, { lazyConnect: false }) as Redis & Commands;
-    this.redis.defineCommand('tAdmit', { numberOfKeys: 2, lua: ADMIT_LUA });
-    this.redis.defineCommand('tLeave', { numberOfKeys: 2, lua: LEAVE_LUA });
-    this.redis.defineCommand('tRelease', { numberOfKeys: 2, lua: RELEASE_LUA });
+    this.redis.defineCommand('tBatch', { numberOfKeys: 2, lua: BATCH_LUA });
     this.redis.defineCommand('tRenew', { numberOfKeys: 1, lua: RENEW_LUA });
     this.fleet = fleetPrefix(fleetName);
     this.pool = poolPrefix(this.fleet, poolName);
   }
 
-  admit(now: number, node: string, id: string): Promise<Reply> {
+  /** Runs `transitions` of `node` in one script, in order; replies one string each. */
+  batch(now: number, node: string, transitions: Transition[]): Promise<string[]> {
     const l = this.limits;
-    return this.redis.tAdmit(
+    const args = transitions.flatMap(([kind, id, tokens]) => [kind, id, tokens ?? 0]);
+    return this.redis.tBatch(
       this.fleet,
       this.pool,
       now,
       this.ttlMs,
-      id,
       node,
       l.maxConcurrency,
       l.maxQueued,
       l.maxInflight,
       l.rpm ?? 0,
       l.tpm ?? 0,
+      ...args,
     );
   }
 
-  leave(now: number, id: string): Promise<string[]> {
-    return this.redis.tLeave(this.fleet, this.pool, now, id, this.limits.maxConcurrency);
+  /** Admits `id` for `node`: `[outcome, count or limit, wait ms]`. */
+  async admit(now: number, node: string, id: string): Promise<Reply> {
+    const [reply] = await this.batch(now, node, [['a', id]]);
+    const [outcome, first, second] = reply!.split(' ');
+    return [outcome!, Number(first), Number(second ?? 0)];
   }
 
-  release(now: number, id: string, tokens = 0): Promise<string[]> {
-    return this.redis.tRelease(this.fleet, this.pool, now, id, this.limits.maxConcurrency, tokens);
+  /** `id` gives back its slot or queue place; replies the lease ids granted a slot. */
+  async leave(now: number, id: string): Promise<string[]> {
+    return granted(await this.batch(now, '', [['l', id]]));
+  }
+
+  /** `id` is done; replies the lease ids granted a slot. */
+  async release(now: number, id: string, tokens = 0): Promise<string[]> {
+    return granted(await this.batch(now, '', [['r', id, tokens]]));
   }
 
   /** One node's renewal of this pool; replies the node count and the states of `queued`. */
@@ -122,4 +132,8 @@ export class PoolScripts {
 export async function deleteFleet(redis: Redis, name: string): Promise<void> {
   const keys = await redis.keys(`${fleetPrefix(name).replace(/[{}]/g, '\\$&')}*`);
   if (keys.length > 0) await redis.del(...keys);
+}
+
+function granted([reply]: string[]): string[] {
+  return reply ? reply.split(' ') : [];
 }
