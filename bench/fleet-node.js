@@ -2,7 +2,12 @@
 // echo model and an in-memory journal, its limits in process or shared through Redis, driven in
 // a closed loop until a common deadline. Prints one JSON line: calls, seconds, latency quantiles.
 // Usage: node bench/fleet-node.js '<json config>'
-import { EchoProvider, MemoryJournal, ModelRuntime } from '../packages/runtime/dist/index.js';
+import {
+  EchoProvider,
+  MemoryJournal,
+  ModelRuntime,
+  SharedModelRuntime,
+} from '../packages/runtime/dist/index.js';
 import { RedisCapacity } from '../packages/fleet/dist/redis/index.js';
 
 const config = JSON.parse(process.argv[2]);
@@ -14,12 +19,13 @@ const capacity =
     : undefined;
 if (capacity !== undefined && !(await capacity.connected(5_000)))
   throw new Error(`Redis at ${url} is unreachable`);
-const runtime = new ModelRuntime({
+const options = {
   provider: new EchoProvider(),
   journal: new MemoryJournal({ maxRecords: 4_096, whenFull: 'evict' }),
   scheduler: limits,
-  capacity,
-});
+};
+const runtime =
+  capacity === undefined ? new ModelRuntime(options) : new SharedModelRuntime({ ...options, capacity });
 const request = { messages: [{ role: 'user', content: 'ping' }] };
 
 // Latencies of up to 200,000 calls, for the quantiles.

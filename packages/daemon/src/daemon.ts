@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import {
   EchoProvider,
   ModelRuntime,
+  SharedModelRuntime,
   type CapacityPort,
   type Job,
   type Journal,
@@ -118,7 +119,7 @@ function buildRuntime(
   capacity: CapacityPort<Job> | undefined,
 ): ModelRuntime {
   try {
-    return new ModelRuntime({
+    const options = {
       provider,
       journal: storage.journal,
       scheduler: {
@@ -128,8 +129,10 @@ function buildRuntime(
         maxRequestBytes: config.modelMaxRequestBytes,
         defaultTimeoutMs: config.modelTimeoutMs,
       },
-      capacity,
-    });
+    };
+    return capacity === undefined
+      ? new ModelRuntime(options)
+      : new SharedModelRuntime({ ...options, capacity });
   } catch (error) {
     void storage.close().catch(() => {});
     storage.unlock();

@@ -3,6 +3,7 @@
 // `@sluice/runtime/testing`.
 
 export { ModelRuntime, type ModelRuntimeOptions } from './gateway/model-runtime.js';
+export { SharedModelRuntime, type SharedModelRuntimeOptions } from './gateway/shared-model-runtime.js';
 export type { CallOptions, ModelGateway, ModelStream } from './gateway/model-gateway.js';
 export { contentText } from './types.js';
 export type {
@@ -68,4 +69,5 @@ export { JOURNAL_SCHEMA_VERSION } from './journal/sqlite-schema.js';
 export { EchoProvider, estimateTokens, type EchoProviderOptions } from './providers/index.js';
 export { CallIdGenerator } from './ids.js';
 export type { CapacityClaim, CapacityEvents, CapacityPort } from './scheduler/capacity-port.js';
+export { SharedScheduler, type SharedSchedulerOptions } from './scheduler/shared-scheduler.js';
 export type { Job } from './scheduler/job.js';

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { MemoryJournal, ModelRuntime, OverloadedError, type ModelRuntimeError } from '@sluice/runtime';
+import { MemoryJournal, OverloadedError, SharedModelRuntime, type ModelRuntimeError } from '@sluice/runtime';
 import { ScriptedProvider } from '../../../runtime/test/helpers/scripted-provider.js';
 import { RedisCapacity } from '../../src/index.js';
 import { REDIS_URL, deleteFleet, randomFleetName } from './helpers/fleet-scripts.js';
@@ -8,7 +8,7 @@ import { REDIS_URL, deleteFleet, randomFleetName } from './helpers/fleet-scripts
 // The Redis capacity port inside real runtimes (the scheduler's shared path), against the real
 // Redis: what a daemon of a fleet does for every model call.
 interface Node {
-  runtime: ModelRuntime;
+  runtime: SharedModelRuntime;
   provider: ScriptedProvider;
   journal: MemoryJournal;
   capacity: RedisCapacity;
@@ -31,7 +31,7 @@ async function node(
   await capacity.connected(options.url === undefined ? 5_000 : 50);
   const provider = new ScriptedProvider();
   const journal = new MemoryJournal();
-  const runtime = new ModelRuntime({
+  const runtime = new SharedModelRuntime({
     provider,
     journal,
     capacity,

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterEach, expect, test, vi } from 'vitest';
-import { MemoryJournal, ModelRuntime } from '@sluice/runtime';
+import { MemoryJournal, SharedModelRuntime } from '@sluice/runtime';
 import { ScriptedProvider } from '../../../runtime/test/helpers/scripted-provider.js';
 import { RedisCapacity, fleetPrefix, poolPrefix } from '../../src/index.js';
 import { REDIS_URL, deleteFleet, randomFleetName } from './helpers/fleet-scripts.js';
@@ -31,7 +31,7 @@ test('a release that could not reach Redis is sent once it answers again: the sl
   });
   expect(await capacity.connected(5_000)).toBe(true);
   const provider = new ScriptedProvider();
-  const runtime = new ModelRuntime({
+  const runtime = new SharedModelRuntime({
     provider,
     journal: new MemoryJournal(),
     capacity,

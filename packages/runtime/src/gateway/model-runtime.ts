@@ -3,13 +3,11 @@ import { systemClock, type Clock } from '../clock.js';
 import type { ErrorReporter } from '../report-error.js';
 import { TaskBudget, validateBudgetLimits, type TaskBudgetLimits } from '../budget/task-budget.js';
 import { validatePricing, type Pricing } from '../budget/pricing.js';
-import { CancelledError, RuntimeStoppedError, type ModelRuntimeError } from '../errors.js';
+import { CancelledError, RuntimeStoppedError } from '../errors.js';
 import { TEMPORARY_TASK_PREFIX, type Journal, type ModelRequestRecord } from '../journal/records.js';
 import { isoTimestamp } from '../timestamp.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
-import { Scheduler, type SchedulerObserver } from '../scheduler/scheduler.js';
-import type { CapacityPort } from '../scheduler/capacity-port.js';
-import type { Job } from '../scheduler/job.js';
+import { Scheduler, type SchedulerObserver, type SchedulerOptions } from '../scheduler/scheduler.js';
 import type { GenerationRequest, ModelProvider, ModelResponse } from '../types.js';
 import { CallIdGenerator } from '../ids.js';
 import { Call } from './call.js';
@@ -32,11 +30,6 @@ export interface ModelRuntimeOptions {
   reportError?: ErrorReporter;
   /** Wall clock for record timestamps and call ids, in epoch ms; default: derived from `clock`. */
   wallClockMs?: () => number;
-  /**
-   * Limits shared with other daemons (a fleet backend, e.g. Redis); the runtime owns it from
-   * here and closes it on shutdown. Absent, the limits are this process's own.
-   */
-  capacity?: CapacityPort<Job>;
 }
 
 /** The options of a call that passes none: shared, so that such a call allocates no object for them. */
@@ -54,17 +47,15 @@ export class ModelRuntime implements ModelGateway {
   readonly provider: ModelProvider;
   readonly providerName: string;
   readonly journal: Journal;
-  private readonly scheduler: Scheduler;
-  private readonly recorder: CallRecorder;
-  private readonly executor: CallExecutor;
-  private readonly ids = new CallIdGenerator();
-  private readonly clock: Clock;
+  protected readonly scheduler: Scheduler;
+  protected readonly recorder: CallRecorder;
+  protected readonly executor: CallExecutor;
+  protected readonly ids = new CallIdGenerator();
+  protected readonly clock: Clock;
   private readonly pricing: Pricing | undefined;
-  private readonly temporaryBudgetLimits: Readonly<TaskBudgetLimits>;
+  protected readonly temporaryBudgetLimits: Readonly<TaskBudgetLimits>;
   /** A temporary scope that can neither refuse its one call nor bound its time needs no object. */
-  private readonly trivialTemporaryScope: boolean;
-  /** Whether admission goes through a shared capacity port (one round trip) instead of in process. */
-  private readonly shared: boolean;
+  protected readonly trivialTemporaryScope: boolean;
 
   constructor(options: ModelRuntimeOptions) {
     if (!options.provider) throw new TypeError('provider is required');
@@ -73,14 +64,15 @@ export class ModelRuntime implements ModelGateway {
     this.providerName = options.provider.name;
     this.journal = options.journal;
     this.clock = options.clock ?? systemClock;
-    this.scheduler = new Scheduler({
-      ...options.scheduler,
-      clock: this.clock,
-      observer: options.observer,
-      reportError: options.reportError,
-      capacity: options.capacity,
-    });
-    this.shared = options.capacity !== undefined;
+    this.scheduler = this.createScheduler(
+      {
+        ...options.scheduler,
+        clock: this.clock,
+        observer: options.observer,
+        reportError: options.reportError,
+      },
+      options,
+    );
     this.limits = this.scheduler.limits;
     this.pricing = options.pricing && validatePricing(options.pricing);
     this.recorder = new CallRecorder(
@@ -97,6 +89,12 @@ export class ModelRuntime implements ModelGateway {
     this.trivialTemporaryScope = isTrivialTemporaryScope(this.temporaryBudgetLimits);
   }
 
+  /** The scheduler this runtime admits through; a runtime with shared limits makes its own. */
+  protected createScheduler(options: SchedulerOptions, runtimeOptions: ModelRuntimeOptions): Scheduler {
+    void runtimeOptions;
+    return new Scheduler(options);
+  }
+
   /** Creates a budget on this runtime's clock, to share across a task's turns. */
   createBudget(taskId: string, limits?: TaskBudgetLimits): TaskBudget {
     return new TaskBudget(taskId, limits, this.clock);
@@ -104,7 +102,6 @@ export class ModelRuntime implements ModelGateway {
 
   /** Generates a complete answer. Throws admission errors synchronously. */
   complete(request: GenerationRequest, options: CallOptions = NO_OPTIONS): Promise<ModelResponse> {
-    if (this.shared) return this.completeShared(request, options);
     const call = this.admit(request, options, undefined);
     // The promise exists before the request is recorded, so a journal that fails at once can settle it.
     // The settlers are stored in the call itself: see docs/decisions/012-runtime-hot-path.md
@@ -115,7 +112,6 @@ export class ModelRuntime implements ModelGateway {
 
   /** Streams an answer. Throws admission errors synchronously; `finished` comes only once recorded. */
   stream(request: GenerationRequest, options: CallOptions = NO_OPTIONS): ModelStream {
-    if (this.shared) return this.streamShared(request, options);
     const channel = new StreamChannel();
     const call = this.admit(request, options, channel);
     this.writeRequest(call);
@@ -134,51 +130,10 @@ export class ModelRuntime implements ModelGateway {
   }
 
   /**
-   * `complete` with shared limits: local checks throw synchronously as always; the fleet's
-   * answer (one round trip) either admits the call, which then runs as any other, or rejects
-   * the returned promise with its typed refusal, before anything was recorded.
-   */
-  private completeShared(request: GenerationRequest, options: CallOptions): Promise<ModelResponse> {
-    const { call, admitted } = this.admitShared(request, options, undefined);
-    const answer = new Promise<ModelResponse>((resolve, reject) => call.settleWith(resolve, reject));
-    admitted.then(
-      () => this.writeRequest(call),
-      (error: ModelRuntimeError) => call.deliver(undefined, error),
-    );
-    return answer;
-  }
-
-  /** `stream` with shared limits: a refusal ends the stream with its error before any event. */
-  private streamShared(request: GenerationRequest, options: CallOptions): ModelStream {
-    const channel = new StreamChannel();
-    const { call, admitted } = this.admitShared(request, options, channel);
-    admitted.then(
-      () => this.writeRequest(call),
-      (error: ModelRuntimeError) => call.deliver(undefined, error),
-    );
-    // A cancel before the fleet answered applies once the call is admitted.
-    const abort = (reason: ModelRuntimeError): void => {
-      if (call.admitted) this.scheduler.abort(call, reason);
-      else admitted.then(() => this.scheduler.abort(call, reason), noop);
-    };
-    return {
-      callId: call.callId,
-      cancel: () => abort(new CancelledError('host')),
-      [Symbol.asyncIterator]: () => ({
-        next: () => channel.next(),
-        return: () => {
-          if (channel.close()) abort(new CancelledError('consumer_gone'));
-          return Promise.resolve({ value: undefined, done: true });
-        },
-      }),
-    };
-  }
-
-  /**
    * Starts appending the admitted call's request record, before the provider may start (SCH-9).
    * Here rather than in CallRecorder: see docs/decisions/012-runtime-hot-path.md.
    */
-  private writeRequest(call: Call): void {
+  protected writeRequest(call: Call): void {
     const recorder = this.recorder;
     // Built whole, absent members undefined (docs/decisions/012).
     const record: ModelRequestRecord = {
@@ -209,7 +164,6 @@ export class ModelRuntime implements ModelGateway {
     this.scheduler.stop();
     if (options.abortRunning) this.scheduler.abortAll(() => new RuntimeStoppedError());
     await this.scheduler.drained();
-    await this.scheduler.closeCapacity();
   }
 
   /**
@@ -242,49 +196,7 @@ export class ModelRuntime implements ModelGateway {
     if (signal) call.attach(signal, () => this.scheduler.abort(call, new CancelledError('host')));
     return call;
   }
-
-  /**
-   * Builds the call and runs the shared admission: what fails locally throws now; `admitted`
-   * settles with the fleet's answer. A host signal aborted meanwhile cancels the admitted call.
-   */
-  private admitShared(
-    request: GenerationRequest,
-    options: CallOptions,
-    channel: StreamChannel | undefined,
-  ): { call: Call; admitted: Promise<void> } {
-    const signal = options.signal;
-    if (signal?.aborted) throw new CancelledError('host');
-    const now = this.clock.now();
-    const callId = this.ids.next(this.recorder.wallAt(now));
-    let budget = options.budget;
-    if (budget === undefined && !this.trivialTemporaryScope)
-      budget = new TaskBudget(TEMPORARY_TASK_PREFIX + callId, this.temporaryBudgetLimits, this.clock);
-    budget?.check();
-    const call = new Call(
-      callId,
-      budget ? budget.taskId : TEMPORARY_TASK_PREFIX + callId,
-      options.sessionId,
-      request,
-      options.turnId,
-      options.model ?? this.provider.defaultModel,
-      budget,
-      channel,
-      this.executor,
-    );
-    const pool = `${this.providerName}/${call.model}`;
-    const admitted = this.scheduler
-      .admitShared(call, pool, options.timeoutMs, budget?.remainingActivityMs())
-      .then(() => {
-        budget?.begin(call.admittedAt);
-        if (signal === undefined) return;
-        if (signal.aborted) this.scheduler.abort(call, new CancelledError('host'));
-        else call.attach(signal, () => this.scheduler.abort(call, new CancelledError('host')));
-      });
-    return { call, admitted };
-  }
 }
-
-const noop = (): void => undefined;
 
 /** True when a temporary budget with `limits` could neither refuse its one call nor bound its time. */
 function isTrivialTemporaryScope(limits: Readonly<TaskBudgetLimits>): boolean {

@@ -11,7 +11,6 @@ import {
   type ModelRuntimeError,
   type TimeoutPhase,
 } from '../errors.js';
-import type { CapacityPort } from './capacity-port.js';
 import { resolveSchedulerConfig, type SchedulerConfig } from './config.js';
 import { DeadlineTimers } from './deadline-timers.js';
 import type { Job } from './job.js';
@@ -37,12 +36,6 @@ export interface SchedulerOptions extends SchedulerConfig {
   observer?: SchedulerObserver;
   /** Gets what an observer hook throws, once the scheduler's own step is done; default {@link rethrowLater}. */
   reportError?: ErrorReporter;
-  /**
-   * Where slots, queue places and in-flight units are held when they are shared with other
-   * daemons (a fleet); absent, this scheduler keeps them itself. With a port, jobs are admitted
-   * through {@link Scheduler.admitShared} and the limits are the fleet's.
-   */
-  capacity?: CapacityPort<Job>;
 }
 
 /**
@@ -52,20 +45,17 @@ export interface SchedulerOptions extends SchedulerConfig {
  */
 export class Scheduler {
   readonly limits: Readonly<ModelLimits>;
-  private readonly clock: Clock;
+  protected readonly clock: Clock;
   /** Undefined when no hook was given: the hot path then skips every notification. */
   private readonly observer: SchedulerObserver | undefined;
   private readonly reportError: ErrorReporter;
-  private readonly queue = new WaitQueue();
+  protected readonly queue = new WaitQueue();
   /** Every accepted job not yet finished, in admission order. */
-  private readonly jobs = new InflightList();
-  private slotsInUse = 0;
-  private accepting = true;
+  protected readonly jobs = new InflightList();
+  protected slotsInUse = 0;
+  protected accepting = true;
   private drainWaiters: Array<() => void> = [];
-  private readonly deadlines: DeadlineTimers<Job>;
-  private readonly capacity: CapacityPort<Job> | undefined;
-  /** Shared admissions waiting for the port's answer; `drained` waits for them too. */
-  private admitting = 0;
+  protected readonly deadlines: DeadlineTimers<Job>;
 
   constructor(options: SchedulerOptions = {}) {
     this.clock = options.clock ?? systemClock;
@@ -78,14 +68,6 @@ export class Scheduler {
       timeoutMs: this.limits.defaultTimeoutMs,
       next: (job) => job.inflightNext,
     });
-    this.capacity = options.capacity;
-    this.capacity?.bind(
-      {
-        granted: (job) => this.grantShared(job),
-        lost: (job, reason) => this.abort(job, reason),
-      },
-      this.limits,
-    );
   }
 
   /** Accepted calls not yet fully cleaned up. */
@@ -131,68 +113,6 @@ export class Scheduler {
   }
 
   /**
-   * Admits `job` through the shared capacity port: the checks of {@link admit} that need no
-   * shared state run before the first await and throw synchronously; then one round trip to
-   * the port grants a slot, queues the job in the fleet's FIFO order (SCH-12), or rejects with
-   * `OverloadedError` holding nothing. The job is admitted — and its deadline starts — when the
-   * answer is applied, so admissions enter the in-flight list in the order of their deadlines.
-   */
-  admitShared(job: Job, pool: string, timeout?: number, capMs?: number): Promise<void> {
-    const capacity = this.capacity;
-    if (capacity === undefined) throw new Error('admitShared needs a scheduler with a capacity port');
-    let timeoutMs: number;
-    try {
-      if (!this.accepting) throw new RuntimeStoppedError();
-      timeoutMs = this.effectiveTimeout(timeout, capMs);
-      if (!this.fitsRequestLimit(job, timeoutMs)) throw new RequestTooLargeError(this.limits.maxRequestBytes);
-      if (job.admitted) throw new RangeError(`job ${job.callId} was already admitted`);
-    } catch (error) {
-      this.notify('rejected', error as ModelRuntimeError);
-      throw error;
-    }
-    this.admitting++;
-    return capacity.acquire(job, pool).then(
-      (granted) => {
-        this.admitting--;
-        this.applySharedAdmission(job, timeoutMs, granted);
-      },
-      (error: unknown) => {
-        this.admitting--;
-        this.notify('rejected', error as ModelRuntimeError);
-        this.wakeDrainWaiters();
-        throw error;
-      },
-    );
-  }
-
-  private applySharedAdmission(job: Job, timeoutMs: number, granted: boolean): void {
-    if (!this.accepting) {
-      this.capacity!.release(job);
-      this.wakeDrainWaiters();
-      throw new RuntimeStoppedError();
-    }
-    const now = this.clock.now();
-    job.accept(timeoutMs, now);
-    this.jobs.add(job);
-    this.deadlines.add(job);
-    if (granted) this.takeSlot(job, now);
-    else this.queue.push(job);
-    this.notify('admitted', job);
-    if (granted) this.slotTaken(job, now);
-  }
-
-  /**
-   * The port granted a queued job its slot. A job that left the queue meanwhile is passed
-   * over: the `leave` it sent gives the slot back, whichever of the two the fleet saw first.
-   */
-  private grantShared(job: Job): void {
-    if (job.phase !== 'Queued' || !job.admitted) return;
-    const now = this.clock.now();
-    this.queue.leave();
-    this.grantSlot(job, now);
-  }
-
-  /**
    * Stops `job` for `reason` (first reason wins). A queued job leaves the queue at once and
    * enters Cleaning; a running job's signal aborts its provider. A job this scheduler never
    * admitted, or one already finished, is left alone.
@@ -203,7 +123,6 @@ export class Scheduler {
     if (job.phase === 'Queued') {
       this.queue.leave();
       job.enterCleaning(this.clock.now());
-      this.capacity?.leave(job);
       job.left(reason);
     }
   }
@@ -240,8 +159,7 @@ export class Scheduler {
     const held = job.slotHeldMs;
     this.slotHoldMs = this.slotHoldMs === 0 ? held : this.slotHoldMs + (held - this.slotHoldMs) / 8;
     this.notify('slotReleased', job);
-    if (this.capacity === undefined) this.grantNext(now);
-    else this.capacity.leave(job);
+    this.grantNext(now);
   }
 
   /** Ends the job after recording and cleanup: its in-flight unit is released, exactly once. */
@@ -253,16 +171,12 @@ export class Scheduler {
     this.deadlines.left(job);
     this.queue.left(job);
     this.jobs.remove(job);
-    this.capacity?.release(job);
     this.notify('finished', job);
-    if (this.drainWaiters.length > 0) this.wakeDrainWaiters();
-  }
-
-  private wakeDrainWaiters(): void {
-    if (this.jobs.size > 0 || this.admitting > 0) return;
-    const waiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const resolve of waiters) resolve();
+    if (this.drainWaiters.length > 0 && this.jobs.size === 0) {
+      const waiters = this.drainWaiters;
+      this.drainWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
   }
 
   /** Stops admission and cancels every queued job with `RuntimeStopped`; running jobs go on. */
@@ -274,7 +188,7 @@ export class Scheduler {
 
   /** Resolves when no accepted job is left (all recorded and cleaned up). */
   drained(): Promise<void> {
-    if (this.jobs.size === 0 && this.admitting === 0) return Promise.resolve();
+    if (this.jobs.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
@@ -298,7 +212,7 @@ export class Scheduler {
       else if (job.phase === 'Executing') executing++;
       else if (job.phase === 'Cleaning') cleaning++;
     }
-    const snapshot: ModelSchedulerSnapshot = {
+    return {
       accepting: this.accepting,
       inflight: this.jobs.size,
       queued: this.queue.size,
@@ -308,16 +222,9 @@ export class Scheduler {
       limits: this.limits,
       jobs,
     };
-    if (this.capacity !== undefined) snapshot.fleet = this.capacity.report();
-    return snapshot;
   }
 
-  /** Lets go of the shared capacity port, if any; after {@link drained}. */
-  async closeCapacity(): Promise<void> {
-    await this.capacity?.close();
-  }
-
-  private effectiveTimeout(timeout: number | undefined, capMs: number | undefined): number {
+  protected effectiveTimeout(timeout: number | undefined, capMs: number | undefined): number {
     if (timeout !== undefined && (typeof timeout !== 'number' || Number.isNaN(timeout) || timeout < 0)) {
       throw new InvalidTimeoutError(timeout);
     }
@@ -332,7 +239,7 @@ export class Scheduler {
    * together (SCH-17). A bound that reads no characters decides almost every call; only a
    * request near the limit is counted exactly — the decision is the exact count's either way.
    */
-  private fitsRequestLimit(job: Job, timeoutMs: number): boolean {
+  protected fitsRequestLimit(job: Job, timeoutMs: number): boolean {
     const limit = this.limits.maxRequestBytes;
     const room = limit - job.optionsBytes(timeoutMs, limit);
     if (room < 0) return false;
@@ -347,7 +254,7 @@ export class Scheduler {
     );
   }
 
-  private grantNext(now: number): void {
+  protected grantNext(now: number): void {
     while (this.slotsInUse < this.limits.maxConcurrency) {
       const next = this.queue.dequeue();
       if (!next) return;
@@ -355,17 +262,17 @@ export class Scheduler {
     }
   }
 
-  private grantSlot(job: Job, now: number): void {
+  protected grantSlot(job: Job, now: number): void {
     this.takeSlot(job, now);
     this.slotTaken(job, now);
   }
 
-  private takeSlot(job: Job, now: number): void {
+  protected takeSlot(job: Job, now: number): void {
     this.slotsInUse++;
     job.enterPreparing(now);
   }
 
-  private slotTaken(job: Job, now: number): void {
+  protected slotTaken(job: Job, now: number): void {
     this.notify('slotGranted', job);
     job.granted(now);
   }
@@ -374,7 +281,7 @@ export class Scheduler {
    * Runs an observer hook; what it throws is reported and never stops the step it observes.
    * A scheduler without an observer returns at once.
    */
-  private notify<K extends keyof SchedulerObserver>(
+  protected notify<K extends keyof SchedulerObserver>(
     hook: K,
     subject: Parameters<NonNullable<SchedulerObserver[K]>>[0],
   ): void {
