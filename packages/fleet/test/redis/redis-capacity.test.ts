@@ -122,6 +122,16 @@ describe('RedisCapacity in the model runtime', () => {
     await expect(next).resolves.toMatchObject({ text: 'after' });
   });
 
+  test('a call naming another model counts against the daemon pool: naming models opens no new limits', async () => {
+    const a = await node(fleet(), { maxConcurrency: 1, maxQueued: 1 });
+    a.runtime.complete(request, { model: 'some-other-model' }).catch(() => {});
+    await vi.waitFor(() => expect(a.provider.calls.length).toBe(1));
+    a.runtime.complete(request, { model: 'a-third-model' }).catch(() => {});
+    await vi.waitFor(() => expect(a.runtime.schedulerSnapshot().queued).toBe(1));
+    expect(a.provider.calls.length).toBe(1);
+    expect(a.runtime.pool).toBe('scripted/scripted-1');
+  });
+
   test('the snapshot shows the fleet: shared mode, this node, the live node count', async () => {
     const name = fleet();
     const a = await node(name, { maxConcurrency: 1, maxQueued: 1 });

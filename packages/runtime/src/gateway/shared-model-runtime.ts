@@ -26,12 +26,20 @@ const noop = (): void => undefined;
  * synchronously; the fleet's answer takes one round trip: an admitted call then runs as any
  * other, a refused one rejects its promise (or ends its stream before any event) with the typed
  * `OverloadedError`, with nothing recorded. The limits configured are the whole fleet's, per
- * provider/model.
+ * provider and configured model ({@link pool}).
  */
 export class SharedModelRuntime extends ModelRuntime {
+  /**
+   * The fleet pool this runtime's calls count against: its provider and configured model. A
+   * call naming another model counts here too — as with the in-process scheduler, whose limits
+   * cover every call of the runtime — so a client cannot open pools (and limits) by naming models.
+   */
+  readonly pool: string;
+
   constructor(options: SharedModelRuntimeOptions) {
     if (!options.capacity) throw new TypeError('capacity is required');
     super(options);
+    this.pool = `${this.providerName}/${this.provider.defaultModel}`;
   }
 
   protected override createScheduler(
@@ -117,9 +125,8 @@ export class SharedModelRuntime extends ModelRuntime {
       channel,
       this.executor,
     );
-    const pool = `${this.providerName}/${call.model}`;
     const admitted = this.shared
-      .admitShared(call, pool, options.timeoutMs, budget?.remainingActivityMs())
+      .admitShared(call, this.pool, options.timeoutMs, budget?.remainingActivityMs())
       .then(() => {
         budget?.begin(call.admittedAt);
         if (signal === undefined) return;
