@@ -39,8 +39,9 @@ export class PoolModel {
     return [state === 's' ? 'granted' : 'queued', queued + used, 0];
   }
 
+  /** A transition's reply lists the grants it caused; those of the reclaim before it go unlisted. */
   leave(now: number, id: string): string[] {
-    this.reclaim(now);
+    if (this.reclaim(now) > 0) this.grantNext();
     const lease = this.leases.get(id);
     if (lease?.state === 'q') this.queue = this.queue.filter((queued) => queued !== id);
     else if (lease?.state === 's') this.used--;
@@ -49,7 +50,7 @@ export class PoolModel {
   }
 
   release(now: number, id: string): string[] {
-    this.reclaim(now);
+    if (this.reclaim(now) > 0) this.grantNext();
     const lease = this.leases.get(id);
     if (lease?.state === 'q') this.queue = this.queue.filter((queued) => queued !== id);
     else if (lease?.state === 's') this.used--;
