@@ -4,6 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { benchDaemon } from './daemon.js';
+import { benchFleet } from './fleet.js';
 import { benchGateway } from './gateway.js';
 import { benchJournal } from './journal.js';
 import { benchJournalSize } from './journal-size.js';
@@ -11,7 +12,7 @@ import { benchPgJournal } from './pgjournal.js';
 import { benchScheduler } from './scheduler.js';
 
 const quick = process.argv.includes('--quick');
-// `--only=scheduler,journal,size,pgjournal,daemon,gateway` (or a daemon part: `503`, `prompts`, `memory`, `startup`)
+// `--only=scheduler,journal,size,pgjournal,daemon,gateway,fleet` (or a daemon part: `503`, `prompts`, `memory`, `startup`)
 // runs a subset for a quick check; a subset never overwrites BENCHMARKS.md.
 const only = process.argv
   .find((arg) => arg.startsWith('--only='))
@@ -50,6 +51,11 @@ if (daemonParts.length > 0) {
 if (runs('gateway')) {
   console.error('gateway: /v1/chat/completions vs the upstream directly …');
   sections.push(['The model gateway', (await benchGateway({ quick })).markdown]);
+}
+
+if (runs('fleet')) {
+  console.error('fleet: model limits shared through Redis vs in process …');
+  sections.push(['Model limits shared by a fleet (Redis)', (await benchFleet({ quick })).markdown]);
 }
 
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

@@ -94,6 +94,18 @@ export interface DaemonConfig {
   advertiseUrl?: string;
   /** How long this daemon's lease in the shared store lasts unrenewed (it renews every third); default 15 000. */
   storeLeaseMs?: number;
+  /** Redis of the fleet whose model limits this daemon shares (`redis://…`); absent: limits are per daemon. */
+  fleetRedis?: string;
+  /** Namespaces the fleet's keys, so several fleets share one Redis; default `sluice`. */
+  fleetName?: string;
+  /** While the fleet's Redis is unreachable: this node's share of the limits, or refuse; default `local`. */
+  fleetOnOutage?: 'local' | 'refuse';
+  /** A daemon that has not renewed its fleet leases for this long is dead; default 3000. */
+  fleetLeaseTtlMs?: number;
+  /** Model calls per minute per provider/model across the fleet; default none. */
+  fleetRequestsPerMinute?: number;
+  /** Tokens per minute per provider/model across the fleet; default none. */
+  fleetTokensPerMinute?: number;
 }
 
 /** The validated configuration, defaults filled in. */
@@ -135,9 +147,11 @@ export class DaemonConfigError extends Error {
 type Rule =
   | { kind: 'int'; min: 0 | 1; max?: number; default?: number; infinity?: boolean }
   | { kind: 'string'; nonEmpty: boolean; default?: string }
-  | { kind: 'enum'; values: readonly string[]; default: string }
+  | { kind: 'enum'; values: readonly string[]; default?: string }
   | { kind: 'httpUrl' }
-  | { kind: 'agents' };
+  | { kind: 'agents' }
+  | { kind: 'redisUrl' }
+  | { kind: 'pattern'; pattern: RegExp; rule: string };
 
 const count = (min: 0 | 1, extra: { max?: number; default?: number } = {}): Rule => ({
   kind: 'int',
@@ -199,6 +213,16 @@ const RULES: Record<keyof DaemonConfig, Rule> = {
   store: { kind: 'string', nonEmpty: true },
   advertiseUrl: { kind: 'httpUrl' },
   storeLeaseMs: count(1, { max: MAX_TIMER_MS }),
+  fleetRedis: { kind: 'redisUrl' },
+  fleetName: {
+    kind: 'pattern',
+    pattern: /^[A-Za-z0-9._-]{1,64}$/,
+    rule: 'must be 1-64 letters, digits, ".", "_" or "-"',
+  },
+  fleetOnOutage: { kind: 'enum', values: ['local', 'refuse'] },
+  fleetLeaseTtlMs: count(1, { max: MAX_TIMER_MS }),
+  fleetRequestsPerMinute: count(1),
+  fleetTokensPerMinute: count(1),
 };
 
 const AGENT_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
@@ -241,6 +265,14 @@ function violation(rule: Rule, value: unknown): string | undefined {
         : `must be one of ${rule.values.map((v) => `"${v}"`).join(', ')}`;
     case 'agents':
       return agentsViolation(value);
+    case 'redisUrl': {
+      if (typeof value !== 'string' || !URL.canParse(value)) return 'must be a redis:// URL';
+      const { protocol, hostname } = new URL(value);
+      if (protocol !== 'redis:' && protocol !== 'rediss:') return 'must be a redis:// or rediss:// URL';
+      return hostname === '' ? 'must name a host (e.g. redis://127.0.0.1:6379)' : undefined;
+    }
+    case 'pattern':
+      return typeof value === 'string' && rule.pattern.test(value) ? undefined : rule.rule;
     case 'httpUrl': {
       if (typeof value !== 'string' || !URL.canParse(value)) return 'must be a URL';
       const { protocol } = new URL(value);

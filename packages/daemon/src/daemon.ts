@@ -3,7 +3,10 @@ import { resolve } from 'node:path';
 import {
   EchoProvider,
   ModelRuntime,
+  SharedModelRuntime,
   systemClock,
+  type CapacityPort,
+  type Job,
   type Journal,
   type ModelProvider,
   type PruneBatch,
@@ -49,6 +52,8 @@ export interface DaemonParts {
    * used instead of the data directory's SQLite file; the daemon recovers and closes it.
    */
   storage?: DaemonStorage;
+  /** Model limits shared with a fleet (`--fleet-redis`); the runtime owns and closes it. Absent: per daemon. */
+  capacity?: CapacityPort<Job>;
 }
 
 /** The journal and session store of a daemon, and how it settles and lets go of them. */
@@ -164,10 +169,10 @@ function buildRuntime(
   config: ResolvedDaemonConfig,
   provider: ModelProvider,
   storage: Storage,
-  observer: SchedulerObserver | undefined,
+  { observer, capacity }: { observer?: SchedulerObserver; capacity?: CapacityPort<Job> },
 ): ModelRuntime {
   try {
-    return new ModelRuntime({
+    const options = {
       provider,
       journal: storage.journal,
       ...(observer === undefined ? {} : { observer }),
@@ -178,7 +183,10 @@ function buildRuntime(
         maxRequestBytes: config.modelMaxRequestBytes,
         defaultTimeoutMs: config.modelTimeoutMs,
       },
-    });
+    };
+    return capacity === undefined
+      ? new ModelRuntime(options)
+      : new SharedModelRuntime({ ...options, capacity });
   } catch (error) {
     void storage.close().catch(() => {});
     storage.unlock();
@@ -193,12 +201,11 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
   const provider = parts.provider ?? buildProvider(resolved);
   const storage = openStorage(resolved, parts);
   const tap = parts.tap;
-  const runtime = buildRuntime(
-    resolved,
-    provider,
-    storage,
-    schedulerObservers(parts.schedulerObserver, tap?.model),
-  );
+  const observer = schedulerObservers(parts.schedulerObserver, tap?.model);
+  const runtime = buildRuntime(resolved, provider, storage, {
+    ...(observer === undefined ? {} : { observer }),
+    ...(parts.capacity === undefined ? {} : { capacity: parts.capacity }),
+  });
   const retention = buildRetention(resolved, storage, parts);
   // The broker publishes through the bridge, which drops events of sessions that are gone.
   const permissions = new PermissionBroker({

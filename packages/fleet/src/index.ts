@@ -5,3 +5,4 @@
  * fleet is configured: a single-node daemon never loads a Redis or PostgreSQL client.
  */
 export * from './postgres/index.js';
+export * from './redis/index.js';

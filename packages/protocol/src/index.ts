@@ -2,6 +2,7 @@ export { DESCRIBED_VALUE_MAX_CHARS, describeValue } from './describe-value.js';
 export { DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION, MAX_TIMER_MS, SSE_HEARTBEAT_MS } from './limits.js';
 export {
   MODEL_ERROR_CODES,
+  type FleetCapacityReport,
   type ModelErrorCode,
   type ModelJobPhase,
   type ModelJobReport,

@@ -24,8 +24,12 @@ export type ModelErrorCode = (typeof MODEL_ERROR_CODES)[number];
 /** Why a model call stopped producing output (the ACP stop reasons a model can cause). */
 export type ModelStopReason = 'end_turn' | 'max_tokens' | 'refusal' | 'cancelled';
 
-/** Which capacity of the scheduler was full when a call was refused. */
-export type OverloadCapacity = 'QueueFull' | 'InflightFull';
+/**
+ * Which capacity of the scheduler was full when a call was refused. A fleet (shared limits)
+ * adds `RateLimited` (a shared requests- or tokens-per-minute window is spent) and
+ * `FleetUnavailable` (the shared store is unreachable and the daemon is set to refuse).
+ */
+export type OverloadCapacity = 'QueueFull' | 'InflightFull' | 'RateLimited' | 'FleetUnavailable';
 
 /** The scheduler's limits as reported under `/capabilities` → `limits.model`. */
 export interface ModelLimits {
@@ -71,4 +75,32 @@ export interface ModelSchedulerSnapshot {
   cleaning: number;
   limits: ModelLimits;
   jobs: ModelJobReport[];
+  /** How the limits are shared with a fleet; absent on a single node. */
+  fleet?: FleetCapacityReport;
+}
+
+/**
+ * A daemon's view of the fleet whose model limits it shares (`/runtime/snapshot` → `fleet`):
+ * local knowledge only, so reading it never waits for the shared store.
+ */
+export interface FleetCapacityReport {
+  backend: 'redis';
+  fleetName: string;
+  /** This daemon's id in the fleet: the owner of its leases. */
+  nodeId: string;
+  /**
+   * `shared`: admission goes through the shared store; `local`: the store is unreachable and
+   * this node applies its share of the limits; `refusing`: unreachable and calls are refused.
+   */
+  mode: 'shared' | 'local' | 'refusing';
+  /** Whether the connection to the shared store is up. */
+  connected: boolean;
+  /** Nodes seen alive at the last renewal, this one included (at least 1). */
+  nodes: number;
+  /** A lease not renewed for this long is reclaimed by the other nodes. */
+  leaseTtlMs: number;
+  /** When the current outage began (ISO 8601); absent while connected. */
+  outageSince?: string;
+  /** The limits this node applies alone while in `local` mode. */
+  localLimits?: Pick<ModelLimits, 'maxConcurrency' | 'maxQueued' | 'maxInflight'>;
 }

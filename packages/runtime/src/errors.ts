@@ -19,12 +19,20 @@ export class OverloadedError extends ModelRuntimeError {
      */
     readonly retryAfterMs: number = 1_000,
   ) {
-    super(
-      capacity === 'QueueFull'
-        ? `Model scheduler queue is full (${limit} waiting); retry later`
-        : `Model scheduler in-flight capacity is full (${limit} accepted calls not yet cleaned up); retry later`,
-      { stack: false },
-    );
+    super(overloadMessage(capacity, limit), { stack: false });
+  }
+}
+
+function overloadMessage(capacity: OverloadCapacity, limit: number): string {
+  switch (capacity) {
+    case 'QueueFull':
+      return `Model scheduler queue is full (${limit} waiting); retry later`;
+    case 'InflightFull':
+      return `Model scheduler in-flight capacity is full (${limit} accepted calls not yet cleaned up); retry later`;
+    case 'RateLimited':
+      return `The fleet's shared rate limit is spent (${limit} per minute); retry later`;
+    case 'FleetUnavailable':
+      return 'The fleet capacity store is unreachable and this daemon refuses calls meanwhile; retry later';
   }
 }
 

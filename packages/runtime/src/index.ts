@@ -4,6 +4,7 @@
 
 export { ModelRuntime, type ModelRuntimeOptions } from './gateway/model-runtime.js';
 export { MAX_CAPACITY_WAIT_MS, retryOnCapacity, type CapacityWaitOptions } from './gateway/capacity-wait.js';
+export { SharedModelRuntime, type SharedModelRuntimeOptions } from './gateway/shared-model-runtime.js';
 export type { CallOptions, ModelGateway, ModelStream } from './gateway/model-gateway.js';
 export { contentText } from './types.js';
 export type {
@@ -83,3 +84,6 @@ export {
 export { ConversationCache } from './conversation-cache.js';
 export { EchoProvider, estimateTokens, type EchoProviderOptions } from './providers/index.js';
 export { CallIdGenerator } from './ids.js';
+export type { CapacityClaim, CapacityEvents, CapacityPort } from './scheduler/capacity-port.js';
+export { SharedScheduler, type SharedSchedulerOptions } from './scheduler/shared-scheduler.js';
+export type { Job } from './scheduler/job.js';

@@ -31,7 +31,42 @@ import { collectString, integer, nonEmpty } from './argument-parsers.js';
 
 /** The flags of the in-process daemon, shared by `serve` and `acp`, in the order the help lists them. */
 export function daemonOptions(command: Command): Command {
-  return agentOptions(shutdownOptions(modelOptions(sessionOptions(command))));
+  return fleetOptions(agentOptions(shutdownOptions(modelOptions(sessionOptions(command)))));
+}
+
+/** Model limits shared with other daemons through Redis (docs/fleet.md); absent, limits are per daemon. */
+function fleetOptions(command: Command): Command {
+  return command
+    .option(
+      '--fleet-redis <url>',
+      'share the model limits with every daemon of the fleet through this Redis (redis://host:port)',
+      nonEmpty,
+    )
+    .option('--fleet-name <name>', 'namespace of the fleet in Redis (default: sluice)', nonEmpty)
+    .addOption(
+      new Option(
+        '--fleet-on-outage <policy>',
+        "while Redis is unreachable: this node's share of the limits, or refuse calls (default: local)",
+      ).choices(['local', 'refuse']),
+    )
+    .addOption(
+      new Option(
+        '--fleet-lease-ttl-ms <ms>',
+        'a daemon that has not renewed its fleet leases for this long is dead and its slots are freed (default: 3000)',
+      ).argParser(integer(30, MAX_TIMER_MS)),
+    )
+    .addOption(
+      new Option(
+        '--fleet-rpm <n>',
+        'model calls per minute per provider/model across the fleet (default: none)',
+      ).argParser(integer(1)),
+    )
+    .addOption(
+      new Option(
+        '--fleet-tpm <n>',
+        'tokens per minute per provider/model across the fleet (default: none)',
+      ).argParser(integer(1)),
+    );
 }
 
 /** External ACP agents as session backends (parsed, with the rest, once the flags are valid). */

@@ -1,52 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
 import type { ModelProvider } from '@sluice/runtime';
 import type { FastifyInstance } from 'fastify';
 import { DaemonConfigError, resolveDaemonConfig, type DaemonConfig } from '../config.js';
-import { parseAgentSpec, type AgentCommand } from '../agents/index.js';
 import { createDaemon, type Daemon, type DaemonParts, type DaemonStorage } from '../daemon.js';
 import { buildServer, isLoopbackHost, type ServerOptions } from '../http/index.js';
 import type { AgentTable, AppliedConfigFile } from './config-file.js';
+import { FLAG_OF, daemonConfig } from './flag-config.js';
 import type { ConfigFlags } from './config-options.js';
 import { openFleetStorage, type FleetStorageEvents } from './fleet-storage.js';
+import { fleetCapacity } from './fleet-capacity.js';
 import { LazyLogger } from './lazy-logger.js';
 import { DaemonTap } from '../observe/daemon-tap.js';
-
-/** Config keys as the flags that set them, for error messages. */
-const FLAG_OF: Record<string, string> = {
-  workspace: '--workspace',
-  dataDir: '--data-dir',
-  provider: '--provider',
-  model: '--model',
-  baseURL: '--base-url',
-  echoDelayMs: '--echo-delay-ms',
-  contextMaxBytes: '--context-max-bytes',
-  maxBudgets: '--max-budgets',
-  maxPendingPromptsPerSession: '--max-pending-prompts-per-session',
-  promptDeadlineMs: '--prompt-deadline-ms',
-  maxSessions: '--max-sessions',
-  maxSessionsPerWorkspace: '--max-sessions-per-workspace',
-  eventRingSize: '--event-ring-size',
-  eventRingBytes: '--event-ring-bytes',
-  eventMemoryBytes: '--event-memory-bytes',
-  modelMaxConcurrency: '--model-max-concurrency',
-  modelMaxQueued: '--model-max-queued',
-  modelMaxInflight: '--model-max-inflight',
-  modelMaxRequestBytes: '--model-max-request-bytes',
-  modelTimeoutMs: '--model-timeout-ms',
-  drainTimeoutMs: '--drain-timeout-ms',
-  permissionResponseTimeoutMs: '--permission-response-timeout-ms',
-  agents: '--agent',
-  agentSessionsPerProcess: '--agent-sessions-per-process',
-  agentMaxProcesses: '--agent-max-processes',
-  agentIdleTimeoutMs: '--agent-idle-timeout-ms',
-  agentLivenessTimeoutMs: '--agent-liveness-timeout-ms',
-  sessionIdleTimeoutMs: '--session-idle-timeout-ms',
-  journalRetentionDays: '--journal-retention-days',
-  store: '--store',
-  advertiseUrl: '--advertise-url',
-  storeLeaseMs: '--store-lease-ms',
-};
 
 /** Parsed options of `sluice serve`. */
 export interface ServeOptions extends ConfigFlags {
@@ -96,6 +60,12 @@ export interface ServeOptions extends ConfigFlags {
   store?: string;
   advertiseUrl?: string;
   storeLeaseMs?: number;
+  fleetRedis?: string;
+  fleetName?: string;
+  fleetOnOutage?: 'local' | 'refuse';
+  fleetLeaseTtlMs?: number;
+  fleetRpm?: number;
+  fleetTpm?: number;
 }
 
 /** Thrown for a start-up refusal; the CLI prints the message and exits 1. */
@@ -115,58 +85,6 @@ export function resolveToken(flag: string | undefined, env: NodeJS.ProcessEnv): 
     return value.trim();
   }
   return undefined;
-}
-
-function daemonConfig(options: Omit<ServeOptions, 'port' | 'hostname'>): DaemonConfig {
-  const config: DaemonConfig = {
-    workspace: resolve(options.workspace ?? process.cwd()),
-    dataDir: options.dataDir,
-    provider: options.provider,
-    maxPendingPromptsPerSession: options.maxPendingPromptsPerSession,
-  };
-  const optional: Array<[keyof DaemonConfig, unknown]> = [
-    ['model', options.model],
-    ['baseURL', options.baseUrl],
-    ['echoDelayMs', options.echoDelayMs],
-    ['contextMaxBytes', options.contextMaxBytes],
-    ['maxBudgets', options.maxBudgets],
-    ['promptDeadlineMs', options.promptDeadlineMs],
-    ['maxSessions', options.maxSessions],
-    ['maxSessionsPerWorkspace', options.maxSessionsPerWorkspace],
-    ['eventRingSize', options.eventRingSize],
-    ['eventRingBytes', options.eventRingBytes],
-    ['eventMemoryBytes', options.eventMemoryBytes],
-    ['modelMaxConcurrency', options.modelMaxConcurrency],
-    ['modelMaxQueued', options.modelMaxQueued],
-    ['modelMaxInflight', options.modelMaxInflight],
-    ['modelMaxRequestBytes', options.modelMaxRequestBytes],
-    ['modelTimeoutMs', options.modelTimeoutMs],
-    ['drainTimeoutMs', options.drainTimeoutMs],
-    ['permissionResponseTimeoutMs', options.permissionResponseTimeoutMs],
-    ['agents', options.agent?.map(agentSpec)],
-    ['agentSessionsPerProcess', options.agentSessionsPerProcess],
-    ['agentMaxProcesses', options.agentMaxProcesses],
-    ['agentIdleTimeoutMs', options.agentIdleTimeoutMs],
-    ['agentLivenessTimeoutMs', options.agentLivenessTimeoutMs],
-    ['sessionIdleTimeoutMs', options.sessionIdleTimeoutMs],
-    ['journalRetentionDays', options.journalRetentionDays],
-    ['store', options.store],
-    ['advertiseUrl', options.advertiseUrl],
-    ['storeLeaseMs', options.storeLeaseMs],
-  ];
-  for (const [key, value] of optional)
-    if (value !== undefined) (config as Record<string, unknown>)[key] = value;
-  return config;
-}
-
-/** One `--agent` value as a named command; a bad one is a {@link DaemonConfigError} of `agents`. */
-function agentSpec(spec: string | AgentTable): AgentCommand {
-  if (typeof spec !== 'string') return spec;
-  try {
-    return parseAgentSpec(spec);
-  } catch (error) {
-    throw new DaemonConfigError('agents', (error as Error).message);
-  }
 }
 
 /**
@@ -198,13 +116,24 @@ export async function daemonFromFlags(
     const config = daemonConfig(options);
     const provider = config.provider === 'openai' ? await openAIProvider(config, warn) : undefined;
     const withProvider = provider === undefined ? parts : { ...parts, provider };
-    if (config.store === undefined) return createDaemon(config, withProvider);
-    resolveDaemonConfig(config); // every flag named before the database is touched
-    const storage = await openSharedStore({ ...config, store: config.store }, fleetEvents);
+    // Only a fleet loads the fleet backends (and their Redis and PostgreSQL clients).
+    if (config.store === undefined && config.fleetRedis === undefined)
+      return createDaemon(config, withProvider);
+    const resolved = resolveDaemonConfig(config); // every flag named before a service is touched
+    const capacity =
+      config.fleetRedis === undefined ? undefined : await fleetCapacity(resolved, parts.agentLog);
+    let storage: DaemonStorage | undefined;
     try {
-      return createDaemon(config, { ...withProvider, storage });
+      if (config.store !== undefined)
+        storage = await openSharedStore({ ...config, store: config.store }, fleetEvents);
+      return createDaemon(config, {
+        ...withProvider,
+        ...(storage === undefined ? {} : { storage }),
+        ...(capacity === undefined ? {} : { capacity }),
+      });
     } catch (error) {
-      await storage.close().catch(() => {});
+      await storage?.close().catch(() => {});
+      await capacity?.close();
       throw error;
     }
   } catch (error) {

@@ -108,6 +108,11 @@ export class Call extends Job implements ProviderCallOptions, AppendListener {
     return this.outcome?.stopReason ?? this.failure?.code;
   }
 
+  override get usedTokens(): number {
+    const usage = this.outcome?.usage;
+    return usage === undefined ? 0 : usage.inputTokens + usage.outputTokens;
+  }
+
   /** Counts the effective options it will record, by arithmetic (SCH-17). */
   override optionsBytes(timeoutMs: number): number {
     return this.driver.optionsBytes(this, timeoutMs);

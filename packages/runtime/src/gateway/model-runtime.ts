@@ -13,7 +13,7 @@ import {
 } from '../journal/records.js';
 import { isoTimestamp } from '../timestamp.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
-import { Scheduler, type SchedulerObserver } from '../scheduler/scheduler.js';
+import { Scheduler, type SchedulerObserver, type SchedulerOptions } from '../scheduler/scheduler.js';
 import type { GenerationRequest, ModelProvider, ModelResponse } from '../types.js';
 import { CallIdGenerator } from '../ids.js';
 import { Call } from './call.js';
@@ -53,15 +53,15 @@ export class ModelRuntime implements ModelGateway {
   readonly provider: ModelProvider;
   readonly providerName: string;
   readonly journal: Journal;
-  private readonly scheduler: Scheduler;
-  private readonly recorder: CallRecorder;
-  private readonly executor: CallExecutor;
-  private readonly ids = new CallIdGenerator();
-  private readonly clock: Clock;
+  protected readonly scheduler: Scheduler;
+  protected readonly recorder: CallRecorder;
+  protected readonly executor: CallExecutor;
+  protected readonly ids = new CallIdGenerator();
+  protected readonly clock: Clock;
   private readonly pricing: Pricing | undefined;
-  private readonly temporaryBudgetLimits: Readonly<TaskBudgetLimits>;
+  protected readonly temporaryBudgetLimits: Readonly<TaskBudgetLimits>;
   /** A temporary scope that can neither refuse its one call nor bound its time needs no object. */
-  private readonly trivialTemporaryScope: boolean;
+  protected readonly trivialTemporaryScope: boolean;
 
   constructor(options: ModelRuntimeOptions) {
     if (!options.provider) throw new TypeError('provider is required');
@@ -70,12 +70,15 @@ export class ModelRuntime implements ModelGateway {
     this.providerName = options.provider.name;
     this.journal = options.journal;
     this.clock = options.clock ?? systemClock;
-    this.scheduler = new Scheduler({
-      ...options.scheduler,
-      clock: this.clock,
-      observer: options.observer,
-      reportError: options.reportError,
-    });
+    this.scheduler = this.createScheduler(
+      {
+        ...options.scheduler,
+        clock: this.clock,
+        observer: options.observer,
+        reportError: options.reportError,
+      },
+      options,
+    );
     this.limits = this.scheduler.limits;
     this.pricing = options.pricing && validatePricing(options.pricing);
     this.recorder = new CallRecorder(
@@ -90,6 +93,12 @@ export class ModelRuntime implements ModelGateway {
       options.temporaryBudgetLimits ?? DEFAULT_TEMPORARY_BUDGET,
     );
     this.trivialTemporaryScope = isTrivialTemporaryScope(this.temporaryBudgetLimits);
+  }
+
+  /** The scheduler this runtime admits through; a runtime with shared limits makes its own. */
+  protected createScheduler(options: SchedulerOptions, runtimeOptions: ModelRuntimeOptions): Scheduler {
+    void runtimeOptions;
+    return new Scheduler(options);
   }
 
   /** Creates a budget on this runtime's clock, to share across a task's turns. */
@@ -142,7 +151,7 @@ export class ModelRuntime implements ModelGateway {
    * Starts appending the admitted call's request record, before the provider may start (SCH-9).
    * Here rather than in CallRecorder: see docs/decisions/012-runtime-hot-path.md.
    */
-  private writeRequest(call: Call): void {
+  protected writeRequest(call: Call): void {
     const recorder = this.recorder;
     // Built whole, absent members undefined (docs/decisions/012).
     const record: ModelRequestRecord = {

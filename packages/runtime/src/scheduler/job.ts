@@ -1,6 +1,7 @@
 import type { ModelJobPhase, ModelJobReport } from '@sluice/protocol';
 import type { ModelRuntimeError } from '../errors.js';
 import type { CallPhases } from '../journal/records.js';
+import type { CapacityClaim } from './capacity-port.js';
 import { keepShape } from '../keep-shape.js';
 import type { Deadlined, IN_ORDER } from './deadline-timers.js';
 import type { LinkedQueue, QueueNode } from './linked-queue.js';
@@ -22,7 +23,7 @@ interface AbortState {
  * call carries both the scheduler's and the gateway's state; every field costs each call its
  * bytes and its store, so what can be derived is derived and what is rare lives apart.
  */
-export class Job implements Deadlined<Job> {
+export class Job implements Deadlined<Job>, CapacityClaim {
   readonly callId: string;
   readonly taskId: string;
   readonly sessionId: string | undefined;
@@ -104,6 +105,11 @@ export class Job implements Deadlined<Job> {
   /** Why the call ended (a model stop reason or an error code); undefined while it runs. */
   get stopReason(): string | undefined {
     return undefined;
+  }
+
+  /** Tokens the call used (input plus output), once it ended; a plain job uses none. */
+  get usedTokens(): number {
+    return 0;
   }
 
   /**

@@ -45,17 +45,17 @@ export interface SchedulerOptions extends SchedulerConfig {
  */
 export class Scheduler {
   readonly limits: Readonly<ModelLimits>;
-  private readonly clock: Clock;
+  protected readonly clock: Clock;
   /** Undefined when no hook was given: the hot path then skips every notification. */
   private readonly observer: SchedulerObserver | undefined;
   private readonly reportError: ErrorReporter;
-  private readonly queue = new WaitQueue();
+  protected readonly queue = new WaitQueue();
   /** Every accepted job not yet finished, in admission order. */
-  private readonly jobs = new InflightList();
-  private slotsInUse = 0;
-  private accepting = true;
+  protected readonly jobs = new InflightList();
+  protected slotsInUse = 0;
+  protected accepting = true;
   private drainWaiters: Array<() => void> = [];
-  private readonly deadlines: DeadlineTimers<Job>;
+  protected readonly deadlines: DeadlineTimers<Job>;
 
   constructor(options: SchedulerOptions = {}) {
     this.clock = options.clock ?? systemClock;
@@ -224,7 +224,7 @@ export class Scheduler {
     };
   }
 
-  private effectiveTimeout(timeout: number | undefined, capMs: number | undefined): number {
+  protected effectiveTimeout(timeout: number | undefined, capMs: number | undefined): number {
     if (timeout !== undefined && (typeof timeout !== 'number' || Number.isNaN(timeout) || timeout < 0)) {
       throw new InvalidTimeoutError(timeout);
     }
@@ -239,7 +239,7 @@ export class Scheduler {
    * together (SCH-17). A bound that reads no characters decides almost every call; only a
    * request near the limit is counted exactly — the decision is the exact count's either way.
    */
-  private fitsRequestLimit(job: Job, timeoutMs: number): boolean {
+  protected fitsRequestLimit(job: Job, timeoutMs: number): boolean {
     const limit = this.limits.maxRequestBytes;
     const room = limit - job.optionsBytes(timeoutMs, limit);
     if (room < 0) return false;
@@ -254,7 +254,7 @@ export class Scheduler {
     );
   }
 
-  private grantNext(now: number): void {
+  protected grantNext(now: number): void {
     while (this.slotsInUse < this.limits.maxConcurrency) {
       const next = this.queue.dequeue();
       if (!next) return;
@@ -262,17 +262,17 @@ export class Scheduler {
     }
   }
 
-  private grantSlot(job: Job, now: number): void {
+  protected grantSlot(job: Job, now: number): void {
     this.takeSlot(job, now);
     this.slotTaken(job, now);
   }
 
-  private takeSlot(job: Job, now: number): void {
+  protected takeSlot(job: Job, now: number): void {
     this.slotsInUse++;
     job.enterPreparing(now);
   }
 
-  private slotTaken(job: Job, now: number): void {
+  protected slotTaken(job: Job, now: number): void {
     this.notify('slotGranted', job);
     job.granted(now);
   }
@@ -281,7 +281,7 @@ export class Scheduler {
    * Runs an observer hook; what it throws is reported and never stops the step it observes.
    * A scheduler without an observer returns at once.
    */
-  private notify<K extends keyof SchedulerObserver>(
+  protected notify<K extends keyof SchedulerObserver>(
     hook: K,
     subject: Parameters<NonNullable<SchedulerObserver[K]>>[0],
   ): void {

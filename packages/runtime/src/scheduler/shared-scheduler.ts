@@ -1,0 +1,147 @@
+import type { ModelSchedulerSnapshot } from '@sluice/protocol';
+import { RequestTooLargeError, RuntimeStoppedError, type ModelRuntimeError } from '../errors.js';
+import type { CapacityPort } from './capacity-port.js';
+import type { Job } from './job.js';
+import { Scheduler, type SchedulerOptions } from './scheduler.js';
+
+/** Options of a {@link SharedScheduler}: a scheduler's, plus where its capacity is held. */
+export interface SharedSchedulerOptions extends SchedulerOptions {
+  capacity: CapacityPort<Job>;
+}
+
+/**
+ * The scheduler with its slots, queue places and in-flight units held by a {@link CapacityPort}
+ * — shared by a fleet — instead of its own counters. Jobs are admitted with
+ * {@link admitShared}; phases, deadlines, aborts and the snapshot are the scheduler's. A
+ * subclass rather than a branch in {@link Scheduler}, so that the in-process scheduler's hot path
+ * is the same code with or without fleets (docs/decisions/012, 019).
+ */
+export class SharedScheduler extends Scheduler {
+  private readonly capacity: CapacityPort<Job>;
+  /** Admissions waiting for the port's answer; `drained` waits for them too. */
+  private admitting = 0;
+  private admittingWaiters: Array<() => void> = [];
+
+  constructor(options: SharedSchedulerOptions) {
+    super(options);
+    this.capacity = options.capacity;
+    this.capacity.bind(
+      {
+        granted: (job) => this.grantShared(job),
+        lost: (job, reason) => this.abort(job, reason),
+      },
+      this.limits,
+    );
+  }
+
+  /** Use {@link admitShared}: the fleet decides, not this process. */
+  override admit(): void {
+    throw new Error('a SharedScheduler admits through admitShared');
+  }
+
+  /**
+   * Admits `job` in `pool` (provider/model) through the port: the checks of `admit` that need no
+   * shared state run before the first await and throw synchronously; then one round trip grants
+   * a slot, queues the job in the fleet's FIFO order (SCH-12), or rejects with `OverloadedError`
+   * holding nothing. The job is admitted — and its deadline starts — when the answer is applied,
+   * so admissions enter the in-flight list in the order of their deadlines.
+   */
+  admitShared(job: Job, pool: string, timeout?: number, capMs?: number): Promise<void> {
+    let timeoutMs: number;
+    try {
+      if (!this.accepting) throw new RuntimeStoppedError();
+      timeoutMs = this.effectiveTimeout(timeout, capMs);
+      if (!this.fitsRequestLimit(job, timeoutMs)) throw new RequestTooLargeError(this.limits.maxRequestBytes);
+      if (job.admitted) throw new RangeError(`job ${job.callId} was already admitted`);
+    } catch (error) {
+      this.notify('rejected', error as ModelRuntimeError);
+      throw error;
+    }
+    this.admitting++;
+    return this.capacity.acquire(job, pool).then(
+      (granted) => {
+        this.admissionSettled();
+        this.applyAdmission(job, timeoutMs, granted);
+      },
+      (error: unknown) => {
+        this.admissionSettled();
+        this.notify('rejected', error as ModelRuntimeError);
+        throw error;
+      },
+    );
+  }
+
+  /** A queued job gives back its fleet queue place when it leaves the queue early. */
+  override abort(job: Job, reason: ModelRuntimeError): void {
+    const leavesQueue = job.phase === 'Queued' && job.admitted && !job.finished && !job.abortReason;
+    if (leavesQueue) this.capacity.leave(job);
+    super.abort(job, reason);
+  }
+
+  /** The slot goes back to the fleet, which hands it to the head of its queue. */
+  override releaseSlot(job: Job, now?: number): void {
+    const held = job.holdsSlot;
+    super.releaseSlot(job, now);
+    if (held) this.capacity.leave(job);
+  }
+
+  override finish(job: Job): void {
+    const held = job.admitted && !job.finished;
+    super.finish(job);
+    if (held) this.capacity.release(job);
+  }
+
+  override async drained(): Promise<void> {
+    for (;;) {
+      await super.drained();
+      if (this.admitting === 0) return;
+      await new Promise<void>((resolve) => this.admittingWaiters.push(resolve));
+    }
+  }
+
+  override snapshot(): ModelSchedulerSnapshot {
+    const snapshot = super.snapshot();
+    snapshot.fleet = this.capacity.report();
+    return snapshot;
+  }
+
+  /** Lets go of the port; after {@link drained}. */
+  closeCapacity(): Promise<void> {
+    return this.capacity.close();
+  }
+
+  /** Slots are granted by the fleet, never locally. */
+  protected override grantNext(): void {}
+
+  private applyAdmission(job: Job, timeoutMs: number, granted: boolean): void {
+    if (!this.accepting) {
+      this.capacity.release(job);
+      throw new RuntimeStoppedError();
+    }
+    const now = this.clock.now();
+    job.accept(timeoutMs, now);
+    this.jobs.add(job);
+    this.deadlines.add(job);
+    if (granted) this.takeSlot(job, now);
+    else this.queue.push(job);
+    this.notify('admitted', job);
+    if (granted) this.slotTaken(job, now);
+  }
+
+  /**
+   * The port granted a queued job its slot. A job that left the queue meanwhile is passed
+   * over: the `leave` it sent gives the slot back, whichever of the two the fleet saw first.
+   */
+  private grantShared(job: Job): void {
+    if (job.phase !== 'Queued' || !job.admitted) return;
+    this.queue.leave();
+    this.grantSlot(job, this.clock.now());
+  }
+
+  private admissionSettled(): void {
+    if (--this.admitting > 0) return;
+    const waiters = this.admittingWaiters;
+    this.admittingWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
