@@ -72,7 +72,7 @@ export type { SqliteJournalOptions } from './journal/sqlite-journal-options.js';
 export type { SqliteJournalStats } from './journal/sqlite-batch-writer.js';
 export { JOURNAL_SCHEMA_VERSION } from './journal/sqlite-schema.js';
 export { SqliteJournalPruner, type PruneBatch } from './journal/sqlite-journal-pruner.js';
-export { INTERRUPTED_MESSAGE } from './journal/sqlite-reconcile.js';
+export { INTERRUPTED_MESSAGE, interruptedResult, type OpenCallRequest } from './journal/sqlite-reconcile.js';
 
 export {
   boundedStart,

@@ -1,4 +1,4 @@
-import { INTERRUPTED_MESSAGE, type ModelResultRecord } from '@sluice/runtime';
+import { interruptedResult } from '@sluice/runtime';
 import type { Sql, TransactionSql } from 'postgres';
 import { batchJson, emptyBatchText, insertRecords, pushRecord } from './journal-batch-text.js';
 
@@ -55,25 +55,18 @@ async function insertInterrupted(
   const at = new Date(wallNowMs).toISOString();
   const batch = emptyBatchText();
   for (const request of open) {
-    const record = interruptedResult(request, at, wallNowMs);
+    const record = interruptedResult(
+      {
+        callId: request.call_id,
+        taskId: request.task_id,
+        sessionId: request.session_id,
+        turnId: request.turn_id,
+        at: request.at,
+      },
+      at,
+      wallNowMs,
+    );
     pushRecord(batch, record, JSON.stringify(record));
   }
   await tx`${insertRecords(tx, nodeId, batchJson(batch))} ON CONFLICT (call_id, type) DO NOTHING`;
-}
-
-function interruptedResult(request: OpenRequest, at: string, wallNowMs: number): ModelResultRecord {
-  const admitted = Date.parse(request.at);
-  const record: ModelResultRecord = {
-    version: 1,
-    type: 'model_result',
-    callId: request.call_id,
-    taskId: request.task_id,
-    at,
-    outcome: 'error',
-    error: { code: 'interrupted', message: INTERRUPTED_MESSAGE },
-    durationMs: Number.isFinite(admitted) ? Math.max(0, wallNowMs - admitted) : 0,
-  };
-  if (request.session_id !== null) record.sessionId = request.session_id;
-  if (request.turn_id !== null) record.turnId = request.turn_id;
-  return record;
 }

@@ -190,10 +190,26 @@ export class ModelRuntime implements ModelGateway {
    */
   private admit(request: GenerationRequest, options: CallOptions, channel: StreamChannel | undefined): Call {
     const signal = options.signal;
-    if (signal?.aborted) throw new CancelledError('host');
     const now = this.clock.now();
-    const wallMs = this.recorder.wallAt(now);
-    const callId = this.ids.next(wallMs);
+    const { call, budget } = this.newCall(request, options, channel, now);
+    this.scheduler.admit(call, options.timeoutMs, budget?.remainingActivityMs(), now);
+    budget?.begin(now);
+    if (signal) call.attach(signal, () => this.scheduler.abort(call, new CancelledError('host')));
+    return call;
+  }
+  /**
+   * The call for `request` at `now`, with its budget (the caller's, or a temporary one), which is
+   * checked first: a stopped budget refuses before anything is admitted. An aborted `signal`
+   * refuses too.
+   */
+  protected newCall(
+    request: GenerationRequest,
+    options: CallOptions,
+    channel: StreamChannel | undefined,
+    now: number,
+  ): { call: Call; budget: TaskBudget | undefined } {
+    if (options.signal?.aborted) throw new CancelledError('host');
+    const callId = this.ids.next(this.recorder.wallAt(now));
     let budget = options.budget;
     if (budget === undefined && !this.trivialTemporaryScope)
       budget = new TaskBudget(TEMPORARY_TASK_PREFIX + callId, this.temporaryBudgetLimits, this.clock);
@@ -209,10 +225,7 @@ export class ModelRuntime implements ModelGateway {
       channel,
       this.executor,
     );
-    this.scheduler.admit(call, options.timeoutMs, budget?.remainingActivityMs(), now);
-    budget?.begin(now);
-    if (signal) call.attach(signal, () => this.scheduler.abort(call, new CancelledError('host')));
-    return call;
+    return { call, budget };
   }
 }
 

@@ -1,12 +1,10 @@
-import { TaskBudget } from '../budget/task-budget.js';
 import { CancelledError, type ModelRuntimeError } from '../errors.js';
-import { TEMPORARY_TASK_PREFIX } from '../journal/records.js';
 import type { CapacityPort } from '../scheduler/capacity-port.js';
 import type { Job } from '../scheduler/job.js';
 import type { Scheduler, SchedulerOptions } from '../scheduler/scheduler.js';
 import { SharedScheduler } from '../scheduler/shared-scheduler.js';
 import type { GenerationRequest, ModelResponse } from '../types.js';
-import { Call } from './call.js';
+import type { Call } from './call.js';
 import type { CallOptions, ModelStream } from './model-gateway.js';
 import { ModelRuntime, type ModelRuntimeOptions } from './model-runtime.js';
 import { StreamChannel } from './stream-channel.js';
@@ -107,24 +105,8 @@ export class SharedModelRuntime extends ModelRuntime {
     channel: StreamChannel | undefined,
   ): { call: Call; admitted: Promise<void> } {
     const signal = options.signal;
-    if (signal?.aborted) throw new CancelledError('host');
     const now = this.clock.now();
-    const callId = this.ids.next(this.recorder.wallAt(now));
-    let budget = options.budget;
-    if (budget === undefined && !this.trivialTemporaryScope)
-      budget = new TaskBudget(TEMPORARY_TASK_PREFIX + callId, this.temporaryBudgetLimits, this.clock);
-    budget?.check();
-    const call = new Call(
-      callId,
-      budget ? budget.taskId : TEMPORARY_TASK_PREFIX + callId,
-      options.sessionId,
-      request,
-      options.turnId,
-      options.model ?? this.provider.defaultModel,
-      budget,
-      channel,
-      this.executor,
-    );
+    const { call, budget } = this.newCall(request, options, channel, now);
     const admitted = this.shared
       .admitShared(call, this.pool, options.timeoutMs, budget?.remainingActivityMs())
       .then(() => {

@@ -9,14 +9,6 @@ export const SETTLED_THROUGH = 'settled_through';
 export const INTERRUPTED_MESSAGE =
   'The daemon stopped before this call ended; it may have reached the provider and was not re-run';
 
-interface OpenRequest {
-  callId: string;
-  taskId: string;
-  sessionId: string | null;
-  turnId: string | null;
-  at: string;
-}
-
 /**
  * Gives every `model_request` without a `model_result` — a call of a daemon that was killed —
  * a result with error code `interrupted`, and never runs it again (SCH-15: the request was
@@ -51,15 +43,15 @@ export function markAllSettled(db: Database.Database): void {
   setSettledThrough(db, lastSeq(db));
 }
 
-function openRequestsAfter(db: Database.Database, through: number): Map<string, OpenRequest> {
+function openRequestsAfter(db: Database.Database, through: number): Map<string, OpenCallRequest> {
   const rows = db
     .prepare(
       `SELECT type, call_id AS callId, task_id AS taskId, session_id AS sessionId,
               json_extract(body, '$.turnId') AS turnId, at
          FROM journal_records WHERE seq > ? ORDER BY seq`,
     )
-    .iterate(through) as IterableIterator<OpenRequest & { type: string }>;
-  const open = new Map<string, OpenRequest>();
+    .iterate(through) as IterableIterator<OpenCallRequest & { type: string }>;
+  const open = new Map<string, OpenCallRequest>();
   for (const row of rows) {
     if (row.type === 'model_request') open.set(row.callId, row);
     else if (row.type === 'model_result') open.delete(row.callId);
@@ -67,7 +59,26 @@ function openRequestsAfter(db: Database.Database, through: number): Map<string, 
   return open;
 }
 
-function interruptedResult(request: OpenRequest, at: string, wallNowMs: number): ModelResultRecord {
+/** The request of a call left without a result, as a journal read finds it. */
+export interface OpenCallRequest {
+  callId: string;
+  taskId: string;
+  sessionId: string | null;
+  turnId: string | null;
+  /** The request's `at` (ISO 8601). */
+  at: string;
+}
+
+/**
+ * The `interrupted` result a call left open by a dead daemon gets (SCH-15: it may have reached
+ * the provider, so it is never re-run), at `at` (wall-clock `wallNowMs`). Shared by every
+ * journal that settles such calls (SQLite here, PostgreSQL in the fleet package).
+ */
+export function interruptedResult(
+  request: OpenCallRequest,
+  at: string,
+  wallNowMs: number,
+): ModelResultRecord {
   const admitted = Date.parse(request.at);
   const record: ModelResultRecord = {
     version: 1,
