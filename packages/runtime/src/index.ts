@@ -82,6 +82,17 @@ export {
   type HistoryMessage,
 } from './conversation-delta.js';
 export { ConversationCache } from './conversation-cache.js';
+export {
+  checkRecord,
+  copyMessage,
+  fromMessageRow,
+  isStoredMessage,
+  toMetadata,
+  type SessionMetadataRow,
+  type StoredMessage,
+  type StoredMessageRow,
+  type StoredSessionRecord,
+} from './session-record-codec.js';
 export { EchoProvider, estimateTokens, type EchoProviderOptions } from './providers/index.js';
 export { CallIdGenerator } from './ids.js';
 export type { CapacityClaim, CapacityEvents, CapacityPort } from './scheduler/capacity-port.js';

@@ -1,3 +1,4 @@
+import { isStoredMessage } from '@sluice/runtime';
 import { LinkedQueue } from '@sluice/runtime/queue';
 import type { ConversationMessage } from './agent.js';
 
@@ -6,20 +7,8 @@ interface StoredMessage {
   bytes: number;
 }
 
-const ROLES: ReadonlySet<string> = new Set(['user', 'assistant', 'tool']);
-
-/** True when `value` has the shape of a {@link ConversationMessage}. */
-export function isConversationMessage(value: unknown): value is ConversationMessage {
-  if (typeof value !== 'object' || value === null) return false;
-  const candidate = value as Record<string, unknown>;
-  return (
-    typeof candidate['role'] === 'string' &&
-    ROLES.has(candidate['role']) &&
-    typeof candidate['content'] === 'string' &&
-    (candidate['name'] === undefined || typeof candidate['name'] === 'string') &&
-    (candidate['toolCallId'] === undefined || typeof candidate['toolCallId'] === 'string')
-  );
-}
+/** True when `value` has the shape of a {@link ConversationMessage} (the stores' own check). */
+export const isConversationMessage = isStoredMessage as (value: unknown) => value is ConversationMessage;
 
 function copyMessage(message: ConversationMessage): ConversationMessage {
   const copy: ConversationMessage = { role: message.role, content: message.content };

@@ -1,0 +1,129 @@
+/**
+ * A session as every session store keeps it — the daemon's SQLite store and the fleet's
+ * PostgreSQL one share the columns — and the conversion between its rows and the record. Here,
+ * rather than in the daemon, for the reason of {@link HistoryMessage}: the fleet may not import
+ * the daemon. The daemon's `SessionRecord` and `ConversationMessage` have these shapes.
+ */
+
+/** One message of a stored history. */
+export interface StoredMessage {
+  role: 'user' | 'assistant' | 'tool';
+  content: string;
+  name?: string;
+  toolCallId?: string;
+}
+
+/** What a store keeps of one session. */
+export interface StoredSessionRecord {
+  sessionId: string;
+  workspaceCwd: string;
+  cwd: string;
+  scope: 'single' | 'thread';
+  /** Wall-clock epoch milliseconds. */
+  createdAt: number;
+  updatedAt: number;
+  displayName?: string;
+  forkedFrom?: { sessionId: string };
+  conversation: StoredMessage[];
+}
+
+/** The metadata columns of a session row (a `bigint` column may arrive as a string). */
+export interface SessionMetadataRow {
+  session_id: string;
+  workspace_cwd: string;
+  cwd: string;
+  scope: 'single' | 'thread';
+  created_at: string | number;
+  updated_at: string | number;
+  display_name: string | null;
+  forked_from_session_id: string | null;
+}
+
+/** A row of a session's messages. */
+export interface StoredMessageRow {
+  role: StoredMessage['role'];
+  content: string;
+  name: string | null;
+  tool_call_id: string | null;
+}
+
+const ROLES: ReadonlySet<string> = new Set(['user', 'assistant', 'tool']);
+
+/** A session's metadata from its row. */
+export function toMetadata(row: SessionMetadataRow): Omit<StoredSessionRecord, 'conversation'> {
+  const metadata: Omit<StoredSessionRecord, 'conversation'> = {
+    sessionId: row.session_id,
+    workspaceCwd: row.workspace_cwd,
+    cwd: row.cwd,
+    scope: row.scope,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+  if (row.display_name !== null) metadata.displayName = row.display_name;
+  if (row.forked_from_session_id !== null) metadata.forkedFrom = { sessionId: row.forked_from_session_id };
+  return metadata;
+}
+
+/** A stored message, its absent optional fields left out. */
+export function fromMessageRow(row: StoredMessageRow): StoredMessage {
+  const message: StoredMessage = { role: row.role, content: row.content };
+  if (row.name !== null) message.name = row.name;
+  if (row.tool_call_id !== null) message.toolCallId = row.tool_call_id;
+  return message;
+}
+
+/** A copy of the stored fields of `message`, so that the caller's object is not shared. */
+export function copyMessage(message: StoredMessage): StoredMessage {
+  const copy: StoredMessage = { role: message.role, content: message.content };
+  if (message.name !== undefined) copy.name = message.name;
+  if (message.toolCallId !== undefined) copy.toolCallId = message.toolCallId;
+  return copy;
+}
+
+/** True when `value` has the shape of a {@link StoredMessage}. */
+export function isStoredMessage(value: unknown): value is StoredMessage {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return (
+    typeof candidate['role'] === 'string' &&
+    ROLES.has(candidate['role']) &&
+    typeof candidate['content'] === 'string' &&
+    (candidate['name'] === undefined || typeof candidate['name'] === 'string') &&
+    (candidate['toolCallId'] === undefined || typeof candidate['toolCallId'] === 'string')
+  );
+}
+
+/** Validates every stored field, so that a malformed record fails its own save and nothing else. */
+export function checkRecord(record: StoredSessionRecord): void {
+  if (typeof record !== 'object' || record === null)
+    throw new TypeError(`session record must be an object, got ${String(record)}`);
+  for (const field of ['sessionId', 'workspaceCwd', 'cwd'] as const) {
+    const value: unknown = record[field];
+    if (typeof value !== 'string' || value === '')
+      throw new TypeError(`session record ${field} must be a non-empty string, got ${JSON.stringify(value)}`);
+  }
+  if (record.scope !== 'single' && record.scope !== 'thread')
+    throw new TypeError(
+      `session record scope must be 'single' or 'thread', got ${JSON.stringify(record.scope)}`,
+    );
+  for (const field of ['createdAt', 'updatedAt'] as const) {
+    const value: unknown = record[field];
+    if (typeof value !== 'number' || !Number.isFinite(value))
+      throw new TypeError(`session record ${field} must be a finite number (epoch ms), got ${String(value)}`);
+  }
+  if (record.displayName !== undefined && typeof record.displayName !== 'string')
+    throw new TypeError(`session record displayName must be a string, got ${String(record.displayName)}`);
+  if (
+    record.forkedFrom !== undefined &&
+    (typeof record.forkedFrom !== 'object' ||
+      record.forkedFrom === null ||
+      typeof record.forkedFrom.sessionId !== 'string')
+  )
+    throw new TypeError(`session record forkedFrom must be { sessionId: string }`);
+  if (!Array.isArray(record.conversation))
+    throw new TypeError(`session record conversation must be an array, got ${typeof record.conversation}`);
+  record.conversation.forEach((message: unknown, index) => {
+    if (!isStoredMessage(message))
+      throw new TypeError(`session record conversation[${index}] is not a conversation message`);
+  });
+}
