@@ -1,5 +1,10 @@
 import { describe, expect, test } from 'vitest';
-import { eventToAcpMessage, QWEN_NOTIFY } from '../../src/acp/event-translation.js';
+import {
+  ACP_CANCEL_REQUEST,
+  AcpEventTranslator,
+  eventToAcpMessage,
+  QWEN_NOTIFY,
+} from '../../src/acp/event-translation.js';
 import { OutboundMerger } from '../../src/acp/outbound-merger.js';
 import { EventBus, syntheticFrame } from '../../src/events/index.js';
 
@@ -155,5 +160,43 @@ describe('OutboundMerger', () => {
       kinds.push((item.message as { params: { kind: string } }).params.kind);
     expect(kinds.length).toBeLessThanOrEqual(18);
     expect(kinds.at(-1)).toBe('client_evicted');
+  });
+});
+
+describe('AcpEventTranslator (issue 19 item 17)', () => {
+  const asked = (bus: EventBus, requestId: string) =>
+    bus.publish({
+      type: 'permission_request',
+      data: { requestId, sessionId: 's', toolCall: { toolCallId: requestId }, options: [] },
+    });
+  const resolved = (bus: EventBus, requestId: string) =>
+    bus.publish({ type: 'permission_resolved', data: { requestId, sessionId: 's', reason: 'vote' } });
+
+  test('remembers at most 1024 questions asked here: the oldest is forgotten, never withdrawn', () => {
+    const bus = new EventBus({ ringSize: 4096 });
+    const translator = new AcpEventTranslator(() => true);
+    for (let i = 0; i <= 1024; i++) asked(bus, `r-${i}`);
+    resolved(bus, 'r-0'); // the 1025th question pushed it out
+    resolved(bus, 'r-1024');
+    const sub = bus.subscribe({ lastEventId: 0 }); // read back through the replay
+    const messages: unknown[] = [];
+    for (let frame = sub.tryRead(); frame !== undefined; frame = sub.tryRead())
+      messages.push(translator.translate(frame));
+    const cancels = messages
+      .flat()
+      .filter((m) => (m as { method?: string }).method === ACP_CANCEL_REQUEST)
+      .map((m) => (m as { params: { requestId: string } }).params.requestId);
+    expect(cancels).toEqual(['r-1024']);
+  });
+
+  test('a question this client answered is not withdrawn from it', () => {
+    const bus = new EventBus();
+    const sub = bus.subscribe();
+    const translator = new AcpEventTranslator(() => true);
+    asked(bus, 'r-1');
+    translator.translate(sub.tryRead()!);
+    translator.answered('r-1');
+    resolved(bus, 'r-1');
+    expect(translator.translate(sub.tryRead()!)).not.toBeInstanceOf(Array);
   });
 });
