@@ -18,19 +18,21 @@ import { closedLoop, fmt, medianBy, met, table, withLoopDelay } from './lib.js';
 
 const request = { messages: [{ role: 'user', content: 'ping' }] };
 /** Enough calls outstanding to keep a batch filling while the previous one commits. */
-const SCHEDULER = { maxConcurrency: 512, maxQueued: 512, maxInflight: 1024 };
+/** The scheduler every recorded-calls bench runs with (bench/pgjournal.js too). */
+export const SCHEDULER = { maxConcurrency: 512, maxQueued: 512, maxInflight: 1024 };
 const WORKERS = 512;
 const RAW_WORKERS = 2048;
 const TARGET_CALLS = 50_000;
 const TARGET_P99_MS = 10;
 
-function runtimeWith(journal) {
+/** A runtime over `journal` whose `call` is one recorded echo call (shared with bench/pgjournal.js). */
+export function runtimeWith(journal) {
   const runtime = new ModelRuntime({ provider: new EchoProvider(), journal, scheduler: SCHEDULER });
   return { journal, call: () => runtime.complete(request), close: () => runtime.shutdown() };
 }
 
 /** Records shaped like the runtime's own: one request and one result per call (~300 bytes each). */
-function rawAppender(journal) {
+export function rawAppender(journal) {
   const ids = new CallIdGenerator();
   let pendingResult;
   return () => {
@@ -71,7 +73,7 @@ function rawAppender(journal) {
  * round's delay p99 and the worst delay max. `turns` counts 1 ms timer ticks: a journal that
  * confirms synchronously keeps the loop from turning at all, and then the histogram is empty.
  */
-async function measure(rounds, total, workers, call) {
+export async function measure(rounds, total, workers, call) {
   await closedLoop(Math.min(total, 20_000), workers, call);
   const samples = [];
   for (let i = 0; i < rounds; i++) {

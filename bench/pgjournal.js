@@ -8,56 +8,14 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { openPostgresFleet } from '../packages/fleet/dist/index.js';
-import {
-  CallIdGenerator,
-  EchoProvider,
-  ModelRuntime,
-  SqliteJournal,
-} from '../packages/runtime/dist/index.js';
-import { closedLoop, fmt, medianBy, met, table, withLoopDelay } from './lib.js';
+import { SqliteJournal } from '../packages/runtime/dist/index.js';
+import { SCHEDULER, measure, rawAppender, runtimeWith } from './journal.js';
+import { fmt, met, table } from './lib.js';
 
 const PG_URL = process.env.SLUICE_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const request = { messages: [{ role: 'user', content: 'ping' }] };
-/** As the SQLite journal's section: enough calls outstanding to keep a batch filling while others commit. */
-const SCHEDULER = { maxConcurrency: 512, maxQueued: 512, maxInflight: 1024 };
 const WORKERS = 512;
 const RAW_WORKERS = 2048;
 const TARGET_CALLS = 20_000;
-
-function runtimeWith(journal) {
-  const runtime = new ModelRuntime({ provider: new EchoProvider(), journal, scheduler: SCHEDULER });
-  return { call: () => runtime.complete(request), close: () => runtime.shutdown() };
-}
-
-/** One request and one result per call, shaped like the runtime's own (~300 bytes each). */
-function rawAppender(journal) {
-  const ids = new CallIdGenerator();
-  let pending;
-  return () => {
-    if (pending) {
-      const record = pending;
-      pending = undefined;
-      return journal.append(record);
-    }
-    const callId = ids.next();
-    const base = { version: 1, callId, taskId: `tmp-${callId}`, at: new Date().toISOString() };
-    pending = {
-      ...base,
-      type: 'model_result',
-      outcome: 'success',
-      durationMs: 1,
-      stopReason: 'end_turn',
-      usage: { inputTokens: 1, outputTokens: 2 },
-      text: 'Echo: ping',
-    };
-    return journal.append({
-      ...base,
-      type: 'model_request',
-      request,
-      options: { timeoutMs: 600_000, provider: 'echo', model: 'echo-1', kind: 'complete' },
-    });
-  };
-}
 
 async function reachable() {
   const sql = postgres(PG_URL, { max: 1, connect_timeout: 2, onnotice: () => {} });
@@ -69,17 +27,6 @@ async function reachable() {
   } finally {
     await sql.end({ timeout: 1 }).catch(() => {});
   }
-}
-
-/** Median of `rounds` closed-loop rounds after a warm-up; delay p99 of the median round. */
-async function measure(rounds, total, workers, call) {
-  await closedLoop(Math.min(total, 10_000), workers, call);
-  const samples = [];
-  for (let i = 0; i < rounds; i++) {
-    const { result: rate, p99Ms, maxMs } = await withLoopDelay(() => closedLoop(total, workers, call));
-    samples.push({ rate, p99Ms, maxMs });
-  }
-  return medianBy(samples, (sample) => sample.rate);
 }
 
 /** Returns the markdown section and the raw figures. */
