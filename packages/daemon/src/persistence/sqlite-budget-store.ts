@@ -47,6 +47,7 @@ export class SqliteBudgetStore implements BudgetStore {
     try {
       this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       this.db.pragma('journal_mode = WAL');
+      this.db.pragma('secure_delete = ON'); // as every connection to the file: see the journal's
       migrate(this.db, path);
       const exists = this.db
         .prepare<[string], number>('SELECT 1 FROM sluice_budgets WHERE budget_id = ?')
