@@ -5,7 +5,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { rolldown } from 'rolldown';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type * as Sdk from '../src/index.js';
-import { ensureChromium } from '../../daemon/test/helpers/chromium.js';
+import { ensureChromium } from '../../daemon/test/helpers/debian-package.js';
 import { startSluice, type SluiceProcess } from '../../daemon/test/helpers/sluice-process.js';
 
 // The SDK must run in browsers (ARCHITECTURE: "fetch + SSE only, runs in Node and browsers").
