@@ -23,6 +23,12 @@ const MESSAGE_FIELDS: ReadonlySet<string> = new Set([
   'tool_calls',
 ]);
 
+/**
+ * How deep a body may nest objects and arrays. Far beyond any real request (tool schemas nest a
+ * few dozen levels), and below the runtime's own limit, so a deeper body is the client's error.
+ */
+export const MAX_BODY_DEPTH = 128;
+
 /** A malformed chat request: 400 with a message saying what to fix. */
 export class InvalidChatRequestError extends HttpError {
   constructor(message: string) {
@@ -38,6 +44,10 @@ export class InvalidChatRequestError extends HttpError {
 export function readChatRequest(body: unknown): ChatRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new InvalidChatRequestError('the request body must be a JSON object');
+  if (nestedDeeperThan(body, MAX_BODY_DEPTH))
+    throw new InvalidChatRequestError(
+      `the request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep; flatten it`,
+    );
   const fields = body as Record<string, unknown>;
   const { model, messages, stream } = fields;
   if (model !== undefined && (typeof model !== 'string' || model === ''))
@@ -135,4 +145,16 @@ function othersOf(
     (others ??= {})[key] = fields[key];
   }
   return others;
+}
+
+/** Whether `value` nests objects or arrays more than `limit` levels deep (no recursion). */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [node, depth] = item;
+    if (depth > limit) return true;
+    for (const child of Object.values(node as object))
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
 }
