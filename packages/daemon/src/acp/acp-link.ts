@@ -96,6 +96,9 @@ export class AcpLink {
   private readonly clients = new Map<string, string>();
   private inbound!: ReadableStreamDefaultController<AnyMessage>;
   private closed = false;
+  /** The `initialize` request being answered: what arrives meanwhile waits in `held`. */
+  private initializing: string | undefined;
+  private held: Array<[AnyMessage, AcpReceipt]> = [];
 
   constructor(private readonly options: AcpLinkOptions) {
     const readable = new ReadableStream<AnyMessage>({
@@ -119,9 +122,9 @@ export class AcpLink {
     this.connection = buildAcpAgent(options.daemon, host).connect({ readable, writable });
   }
 
-  /** Requests received and not yet answered. */
+  /** Requests received and not yet answered (held ones included). */
   get pendingRequests(): number {
-    return this.routes.size + this.inline.size;
+    return this.routes.size + this.inline.size + this.held.length;
   }
 
   /** Whether a request with this id is still unanswered (a client must not reuse it until then). */
@@ -140,9 +143,19 @@ export class AcpLink {
     return this.clients;
   }
 
-  /** Takes one inbound message: a vote (response) goes to the broker, the rest to the agent app. */
+  /**
+   * Takes one inbound message: a vote (response) goes to the broker, the rest to the agent app.
+   * Messages are handled in the order they arrive: while an `initialize` is being answered, what
+   * a client pipelined behind it waits (the app refuses any request before its answer).
+   */
   receive(message: AnyMessage, receipt: AcpReceipt = { sessionScoped: true }): void {
     if (this.closed) return;
+    if (this.initializing !== undefined) {
+      this.held.push([message, receipt]);
+      return;
+    }
+    if ('method' in message && message.method === 'initialize' && 'id' in message)
+      this.initializing = idKey(message.id);
     if (isResponse(message)) {
       this.vote(message);
       return;
@@ -204,9 +217,18 @@ export class AcpLink {
         return;
       }
       this.deliverAnswer(key, message);
+      if (key === this.initializing) this.releaseHeld();
       return;
     }
     this.options.deliver(message, { kind: 'connection' }, undefined);
+  }
+
+  /** `initialize` is answered: what arrived meanwhile goes on, in order (up to a next one). */
+  private releaseHeld(): void {
+    this.initializing = undefined;
+    const held = this.held;
+    this.held = [];
+    for (const [message, receipt] of held) this.receive(message, receipt);
   }
 
   /** Hands an answer to the transport, routed by the request it answers. */
