@@ -108,14 +108,14 @@ describe('PostgresJournal', () => {
     expect(outcomes[1].status).toBe('fulfilled');
   });
 
-  test('SCH-9/SCH-16 the runtime records exactly one request and one result per call', async () => {
+  /** 40 echo calls through a runtime recording into the journal: 10 for each of prompts p0–p3. */
+  async function fortyCalls(sessionId: string): Promise<void> {
     const runtime = new ModelRuntime({
       provider: new EchoProvider(),
       journal: fleet.journal,
       scheduler: { maxConcurrency: 8, maxQueued: 64, maxInflight: 64 },
       pricing: { inputMinorPerMillionTokens: 1_000_000, outputMinorPerMillionTokens: 2_000_000 },
     });
-    const sessionId = 'session-runtime';
     await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
         runtime.complete(
@@ -125,6 +125,11 @@ describe('PostgresJournal', () => {
       ),
     );
     await runtime.shutdown();
+  }
+
+  test('SCH-9/SCH-16 the runtime records exactly one request and one result per call', async () => {
+    const sessionId = 'session-runtime';
+    await fortyCalls(sessionId);
     const rows = await schema.sql<Array<{ call_id: string; requests: number; results: number }>>`
       SELECT call_id, count(*) FILTER (WHERE type = 'model_request')::int AS requests,
              count(*) FILTER (WHERE type = 'model_result')::int AS results
@@ -134,7 +139,8 @@ describe('PostgresJournal', () => {
   });
 
   test('the read side lists a prompt’s calls with their results, usage and cost', async () => {
-    const calls = await fleet.journal.reader.callsForSession('session-runtime', 'p1');
+    await fortyCalls('session-read');
+    const calls = await fleet.journal.reader.callsForSession('session-read', 'p1');
     expect(calls).toHaveLength(10);
     for (const call of calls) {
       expect(call.promptId).toBe('p1');
@@ -142,7 +148,7 @@ describe('PostgresJournal', () => {
       expect(call.result?.usage?.outputTokens).toBeGreaterThan(0);
       expect(call.result?.costMinor).toBeGreaterThan(0);
     }
-    const records = await fleet.journal.recordsForSession('session-runtime');
+    const records = await fleet.journal.recordsForSession('session-read');
     expect(records).toHaveLength(80);
     const first = calls[0]!;
     expect((await fleet.journal.reader.recordsForCall(first.callId)).map((r) => r.type)).toEqual([
