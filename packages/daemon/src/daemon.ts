@@ -24,7 +24,7 @@ import { SessionCredentials } from './gateway/index.js';
 import { PermissionBroker, withPermissions } from './permissions/index.js';
 import { SessionBridge, type Agent, type SessionStore, type TurnFailure } from './sessions/index.js';
 import { JournalRetention, LazySqlitePersistence, lockDataDir, prepareDataDir } from './persistence/index.js';
-import type { DaemonTap } from './observe/daemon-tap.js';
+import type { DaemonTap } from './observe/index.js';
 
 /** Things a test or host may inject instead of what the config builds. */
 export interface DaemonParts {

@@ -1,7 +1,7 @@
 import { describeValue } from '@sluice/protocol';
 /**
  * The daemon's checks of configured numbers: each throws a `RangeError` naming the value and
- * the rule it broke, the way every limit is validated once where it enters (ARCHITECTURE.md).
+ * the rule it broke, the way every limit is validated once where it enters (docs/architecture.md).
  */
 
 /** An integer > 0. */

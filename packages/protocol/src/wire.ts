@@ -1,5 +1,5 @@
 /**
- * The REST + SSE wire contract of PROTOCOL.md §1–§7: request bodies, response bodies, the
+ * The REST + SSE wire contract of docs/protocol.md §1–§7: request bodies, response bodies, the
  * event envelope and the names both the daemon and the SDK use. Types only (plus a few
  * constant names), so it adds nothing to a browser bundle.
  */

@@ -1,6 +1,6 @@
 /**
  * The runtime's checks of configured numbers: each throws a `RangeError` naming the value and
- * the rule it broke, so that every limit is validated once where it enters (ARCHITECTURE.md).
+ * the rule it broke, so that every limit is validated once where it enters (docs/architecture.md).
  * Integers are safe integers: a count past 2^53 - 1 could no longer be counted exactly.
  */
 

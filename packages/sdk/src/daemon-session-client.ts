@@ -6,6 +6,7 @@ import type {
   PromptAccepted,
   PromptResult,
   RemovePendingPromptResponse,
+  RestoredSessionHandle,
   SessionHandle,
   SessionSummary,
 } from '@sluice/protocol';
@@ -51,6 +52,22 @@ function factoryOptions(options: SessionClientFactoryOptions | undefined): {
 } {
   if (options === undefined) return {};
   return typeof options === 'string' ? { clientId: options } : options;
+}
+
+/** A client for a session just loaded or resumed, reading events from `lastEventId`. */
+function restored(
+  client: DaemonClient,
+  session: RestoredSessionHandle,
+  lastEventId: number,
+  maxPendingPromptsPerSession: number | null | undefined,
+): DaemonSessionClient {
+  return new DaemonSessionClient({
+    client,
+    session,
+    lastEventId,
+    ...(session.eventEpoch === undefined ? {} : { eventEpoch: session.eventEpoch }),
+    ...(maxPendingPromptsPerSession === undefined ? {} : { maxPendingPromptsPerSession }),
+  });
 }
 
 /**
@@ -111,13 +128,7 @@ export class DaemonSessionClient {
   ): Promise<DaemonSessionClient> {
     const { clientId, maxPendingPromptsPerSession } = factoryOptions(options);
     const session = await client.loadSession(sessionId, request, clientId);
-    return new DaemonSessionClient({
-      client,
-      session,
-      lastEventId: 0,
-      ...(session.eventEpoch === undefined ? {} : { eventEpoch: session.eventEpoch }),
-      ...(maxPendingPromptsPerSession === undefined ? {} : { maxPendingPromptsPerSession }),
-    });
+    return restored(client, session, 0, maxPendingPromptsPerSession);
   }
 
   /** Resumes a session with a fresh client id; `events()` starts at the returned watermark. */
@@ -129,13 +140,7 @@ export class DaemonSessionClient {
   ): Promise<DaemonSessionClient> {
     const { clientId, maxPendingPromptsPerSession } = factoryOptions(options);
     const session = await client.resumeSession(sessionId, request, clientId);
-    return new DaemonSessionClient({
-      client,
-      session,
-      lastEventId: session.lastEventId ?? 0,
-      ...(session.eventEpoch === undefined ? {} : { eventEpoch: session.eventEpoch }),
-      ...(maxPendingPromptsPerSession === undefined ? {} : { maxPendingPromptsPerSession }),
-    });
+    return restored(client, session, session.lastEventId ?? 0, maxPendingPromptsPerSession);
   }
 
   /** The bound session's id. */

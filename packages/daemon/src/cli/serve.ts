@@ -10,7 +10,7 @@ import type { ConfigFlags } from './config-options.js';
 import { openFleetStorage, type FleetStorageEvents } from './fleet-storage.js';
 import { fleetCapacity } from './fleet-capacity.js';
 import { LazyLogger } from './lazy-logger.js';
-import { DaemonTap } from '../observe/daemon-tap.js';
+import { DaemonTap } from '../observe/index.js';
 
 /** Parsed options of `sluice serve`. */
 export interface ServeOptions extends ConfigFlags {

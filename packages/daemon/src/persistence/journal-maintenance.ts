@@ -34,6 +34,18 @@ export class JournalMaintenance {
     return this.pruner.deleteSessionRecords(sessionId);
   }
 
+  /**
+   * Copies the write-ahead log into the file and truncates it to nothing, so that text deleted
+   * with `secure_delete` is left in neither: the log still holds the pages as they were before
+   * the delete. Waits (busy timeout) for the writer and for readers on older snapshots; throws
+   * when it could not finish.
+   */
+  truncateWal(): void {
+    const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number; log: number }[];
+    if (result !== undefined && result.busy !== 0)
+      throw new Error('the journal file is busy: its write-ahead log could not be truncated');
+  }
+
   close(): void {
     if (this.db.open) this.db.close();
   }

@@ -89,11 +89,13 @@ export class LazySqlitePersistence {
       recordAdmissions: (accepted: readonly AcceptedPrompt[], settled: readonly SettledPrompt[]) =>
         this.useStore((store) => store.recordAdmissions(accepted, settled)),
       takeUnsettled: (sessionId: string) => this.useStore((store) => store.takeUnsettled(sessionId)),
-      // The session's rows, then its settled model calls: a purge leaves none of its text.
+      // The session's rows, then its settled model calls, then the log's old pages of both: a
+      // purge answers once no file of the data directory holds its text.
       delete: (sessionId: string) =>
         this.useStore(async (store) => {
           const deleted = await store.delete(sessionId);
           this.files?.maintenance.deleteSessionRecords(sessionId);
+          this.files?.maintenance.truncateWal();
           return deleted;
         }),
     };

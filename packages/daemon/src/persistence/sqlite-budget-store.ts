@@ -58,6 +58,7 @@ export class SqliteBudgetStore implements BudgetStore {
     try {
       this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       this.db.pragma('journal_mode = WAL');
+      this.db.pragma('secure_delete = ON'); // as every connection to the file: see the journal's
       migrateComponent(this.db, BUDGET_SCHEMA);
       const exists = this.db
         .prepare<[string], number>('SELECT 1 FROM sluice_budgets WHERE budget_id = ?')

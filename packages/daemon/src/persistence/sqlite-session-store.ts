@@ -145,12 +145,7 @@ export class SqliteSessionStore extends DeltaSessionStore {
   async delete(sessionId: string): Promise<boolean> {
     this.checkOpen();
     this.forget(sessionId);
-    this.db.pragma('secure_delete = ON');
-    try {
-      return this.deleteTransaction(sessionId);
-    } finally {
-      this.db.pragma('secure_delete = OFF');
-    }
+    return this.deleteTransaction(sessionId);
   }
 
   /** Releases the file. Later calls reject with {@link SessionStoreClosedError}; closing twice is fine. */
@@ -300,6 +295,9 @@ function openDatabase(
       throw new Error(`Session store "${path}" cannot use WAL mode (got ${String(mode)})`);
     db.pragma(`synchronous = ${pragmas.synchronous}`);
     db.pragma(`wal_autocheckpoint = ${pragmas.walAutocheckpointPages}`);
+    // Every save rewrites part of a history: without it the old copies of its text would
+    // stay in the free space of the file's pages, where a purge cannot reach them.
+    db.pragma('secure_delete = ON');
     migrateSessionStore(db);
     return db;
   } catch (error) {

@@ -91,14 +91,7 @@ export function textOf(stream: EventStream, promptId: string): string {
     .join('');
 }
 
-/** Polls `check` until it is true (a state reached), failing after `timeoutMs`. */
-export async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export { until } from '../helpers/until.js';
 
 /** Runs a prompt to its end and returns its terminal frame and its text. */
 export async function promptAndWait(

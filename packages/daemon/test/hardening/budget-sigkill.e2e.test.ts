@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { api, openEvents, textPrompt } from '../helpers/http-client.js';
 import { startSluice, type SluiceProcess } from '../helpers/sluice-process.js';
+import { until } from '../helpers/until.js';
 
 // Issue 21 acceptance: a durable budget's spend after a crash equals the journal's. A budget is
 // charged by a completed prompt and a completed gateway call; then the daemon is killed with
@@ -75,7 +76,7 @@ beforeAll(async () => {
   await until(async () => {
     const jobs = (await api(url, 'GET', '/runtime/snapshot')).body.jobs ?? [];
     return jobs.filter((job: { phase: string }) => job.phase === 'Executing').length >= 2;
-  });
+  }, 'both calls execute');
   await first.stop('SIGKILL');
   second = await startSluice(serveArgs());
 }, 60_000);
@@ -85,15 +86,6 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(workspace, { recursive: true, force: true });
 });
-
-/** Resolves once `condition` holds, checking every 20 ms (hooks cannot use expect.poll). */
-async function until(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 interface Spend {
   calls: number;

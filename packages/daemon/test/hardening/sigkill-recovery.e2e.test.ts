@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { api, openEvents, textPrompt } from '../helpers/http-client.js';
 import { startSluice, type SluiceProcess } from '../helpers/sluice-process.js';
+import { until } from '../helpers/until.js';
 
 // Issue 19 items 7, 8 and 9: a daemon killed with SIGKILL while prompts run and wait. The next
 // daemon on the same data directory gives every model call left open an `interrupted` result
@@ -71,19 +72,13 @@ beforeAll(async () => {
     unfinished.set(sessionId, ids);
   }
   // Kill while each session's first outstanding prompt has its model call executing.
-  await until(async () => ((await api(url, 'GET', '/runtime/snapshot')).body.jobs?.length ?? 0) >= SESSIONS);
+  await until(
+    async () => ((await api(url, 'GET', '/runtime/snapshot')).body.jobs?.length ?? 0) >= SESSIONS,
+    "every session's call runs",
+  );
   await first.stop('SIGKILL');
   second = await startSluice(serveArgs(), { SLUICE_LOG_LEVEL: 'info' });
 }, 60_000);
-
-/** Resolves once `condition` holds, checking every 20 ms (hooks cannot use expect.poll). */
-async function until(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 afterAll(async () => {
   await Promise.all([first?.stop('SIGKILL'), second?.stop()]);

@@ -66,14 +66,31 @@ test('an event stream outlives the request timeout: it bounds requests, not resp
   const { sessionId } = (await created.json()) as { sessionId: string };
   const controller = new AbortController();
   const events = await fetch(`${sluice.url}/session/${sessionId}/events`, { signal: controller.signal });
+  expect(events.status).toBe(200);
   const reader = events.body!.getReader();
+  // Five request timeouts pass with the stream open.
   await new Promise((resolve) => setTimeout(resolve, 500));
-  await fetch(`${sluice.url}/session/${sessionId}/prompt`, {
+  const sent = await fetch(`${sluice.url}/session/${sessionId}/prompt`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ prompt: [{ type: 'text', text: 'still there?' }] }),
   });
-  let text = '';
-  while (!text.includes('turn_complete')) text += new TextDecoder().decode((await reader.read()).value);
-  controller.abort();
+  expect(sent.status).toBe(202);
+  try {
+    expect(await readUntil(reader, 'turn_complete')).toContain('event: turn_complete');
+  } finally {
+    controller.abort();
+  }
 });
+
+/** Reads the stream until its text contains `needle`; throws when the stream ends first. */
+async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, needle: string): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!text.includes(needle)) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`the event stream ended before "${needle}"; it sent:\n${text}`);
+    text += decoder.decode(value, { stream: true });
+  }
+  return text;
+}

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ensureChromium } from '../helpers/chromium.js';
+import { ensureChromium } from '../helpers/debian-package.js';
 import { api, openEvents, textPrompt, type EventStream, type SseFrame } from '../helpers/http-client.js';
 import { startSluice, type SluiceProcess } from '../helpers/sluice-process.js';
 

@@ -5,6 +5,7 @@ import { DaemonTap } from '../../src/observe/index.js';
 import { api, openEvents, textPrompt, type EventStream, type SseFrame } from '../helpers/http-client.js';
 import { startInProcess, type InProcessDaemon } from '../helpers/in-process-daemon.js';
 import { Scrape } from '../helpers/prometheus-text.js';
+import { until } from '../helpers/until.js';
 
 // Issue 20 "Observe", acceptance: /metrics scraped after a scripted workload over real HTTP (the
 // real SQLite journal and session store, the built-in chat agent and echo model) reports exactly
@@ -27,17 +28,9 @@ async function scrape(): Promise<Scrape> {
   return new Scrape(await res.text());
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
-
 /** Lets the echo model answer the call it is holding: once it holds one, advance its clock. */
 async function answerOneCall(): Promise<void> {
-  await until('a model call waiting on the echo clock', () => echoClock.pendingTimers > 0);
+  await until(() => echoClock.pendingTimers > 0, 'a model call waits on the echo clock', 20_000);
   echoClock.advance(1_000);
 }
 
@@ -78,8 +71,9 @@ beforeAll(async () => {
   expect(lateEnd.data.data.code).toBe('prompt_deadline_exceeded');
   // A model call through the gateway finds the one slot taken: refused, model_overloaded.
   await until(
-    'the first turn to execute',
     async () => (await api(sluice.url, 'GET', '/runtime/snapshot')).body.executing === 1,
+    'the first turn executes',
+    20_000,
   );
   const overloaded = await api(sluice.url, 'POST', '/v1/chat/completions', {
     body: { model: 'echo-1', messages: [{ role: 'user', content: 'hi' }] },
@@ -100,12 +94,14 @@ beforeAll(async () => {
   await eventsB.waitFor(terminal(last.body.promptId));
   eventsB.close();
   await until(
-    'every model call to be cleaned up',
     async () => (await api(sluice.url, 'GET', '/runtime/snapshot')).body.inflight === 0,
+    'every model call is cleaned up',
+    20_000,
   );
   await until(
-    'the stream of session B to be released',
     () => sluice.daemon.bridge.streams.totalSubscriberCount === 1,
+    'the stream of session B is released',
+    20_000,
   );
   final = await scrape();
 });

@@ -169,7 +169,7 @@ describe('PostgresJournal', () => {
         runtime.complete({ messages: [{ role: 'user', content: `held ${i}` }] }),
       );
       for (const call of held) call.catch(() => {}); // awaited below; a failed test must not leave them unhandled
-      // Admission is synchronous (ARCHITECTURE.md): the refusal is thrown before anything waits.
+      // Admission is synchronous (docs/architecture.md): the refusal is thrown before anything waits.
       let refused: unknown;
       try {
         void runtime.complete({ messages: [{ role: 'user', content: 'one more' }] });

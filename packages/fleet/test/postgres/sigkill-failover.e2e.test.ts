@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { api, openEvents, textPrompt } from '../../../daemon/test/helpers/http-client.js';
 import { startSluice, type SluiceProcess } from '../../../daemon/test/helpers/sluice-process.js';
+import { until } from '../../../daemon/test/helpers/until.js';
 import { freshSchema, PG_URL, type TestSchema } from './pg-schema.js';
 
 // Issue 21 part 2: two bundled daemons share one `--store postgres://…`. A session created on
@@ -52,15 +53,6 @@ async function startNode(): Promise<SluiceProcess> {
   ]);
 }
 
-/** Resolves once `condition` holds, checking every 50 ms (hooks cannot use expect.poll). */
-async function until(condition: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 beforeAll(async () => {
   schema = await freshSchema('failover');
   workspace = realpathSync(mkdtempSync(join(tmpdir(), 'sluice-failover-ws-')));
@@ -97,7 +89,11 @@ beforeAll(async () => {
     }
     unfinished.set(sessionId, ids);
   }
-  await until(async () => ((await api(urlA, 'GET', '/runtime/snapshot')).body.jobs?.length ?? 0) >= SESSIONS);
+  await until(
+    async () => ((await api(urlA, 'GET', '/runtime/snapshot')).body.jobs?.length ?? 0) >= SESSIONS,
+    "every session's call runs",
+    15_000,
+  );
   await nodeA.stop('SIGKILL');
 }, 60_000);
 

@@ -5,7 +5,7 @@ import { afterAll, expect, test } from 'vitest';
 import { api, textPrompt } from '../../../daemon/test/helpers/http-client.js';
 import { SLUICE_MAIN, startSluice } from '../../../daemon/test/helpers/sluice-process.js';
 
-// ARCHITECTURE.md: only the CLI wires a fleet backend in, so a single-node daemon never loads a
+// docs/architecture.md: only the CLI wires a fleet backend in, so a single-node daemon never loads a
 // PostgreSQL (or Redis) client. The bundle keeps @sluice/fleet in a chunk of its own; a daemon
 // started without --store serves a prompt and stops without having required it.
 

@@ -44,6 +44,9 @@ const opened = statSync(options.path);
 db.pragma(`busy_timeout = ${options.busyTimeoutMs}`);
 db.pragma('journal_mode = WAL');
 db.pragma(`synchronous = ${options.synchronous}`);
+// Space a write frees (cells moved when a page splits, settled rows rewritten) is zeroed, so a
+// purged session's requests leave no copy in the free space of the file's pages.
+db.pragma('secure_delete = ON');
 // A larger WAL between checkpoints writes each hot page (index tails) back once per
 // checkpoint instead of many times; journal_size_limit truncates the file after a checkpoint
 // so that a burst does not leave a large WAL behind.

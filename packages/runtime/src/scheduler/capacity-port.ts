@@ -21,8 +21,8 @@ export interface CapacityEvents<C extends CapacityClaim = CapacityClaim> {
 }
 
 /**
- * Model limits held outside this process, shared by every daemon of a fleet (ARCHITECTURE.md,
- * "Fleet backends"). The in-process scheduler keeps its own counters when no port is given;
+ * Model limits held outside this process, shared by every daemon of a fleet (docs/fleet.md).
+ * The in-process scheduler keeps its own counters when no port is given;
  * with one, each transition that changes capacity is one message to the port: `acquire` at
  * admission (one awaited round trip that resolves to "slot now" or "queued", or rejects with
  * a typed `OverloadedError`), `leave` when the slot or queue place is given back while the

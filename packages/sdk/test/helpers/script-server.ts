@@ -104,7 +104,4 @@ export function text(value: string): { prompt: Array<{ type: 'text'; text: strin
   return { prompt: [{ type: 'text', text: value }] };
 }
 
-/** Resolves once `predicate` holds, checking on every macrotask turn (no wall-clock bound besides the test's). */
-export async function until(predicate: () => boolean): Promise<void> {
-  while (!predicate()) await new Promise((resolve) => setImmediate(resolve));
-}
+export { until } from '../../../daemon/test/helpers/until.js';

@@ -30,7 +30,7 @@ export interface RouteDoc {
   /** fastify's path syntax (`/session/:id`). */
   path: string;
   summary: string;
-  /** Longer text: rules, error codes, where PROTOCOL.md tells more. */
+  /** Longer text: rules, error codes, where docs/protocol.md tells more. */
   description?: string;
   tag: 'discovery' | 'sessions' | 'prompts' | 'events' | 'permissions' | 'gateway' | 'acp' | 'operations';
   params?: z.ZodMiniObject;

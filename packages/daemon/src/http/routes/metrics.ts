@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ObservedDaemon } from '../../observe/index.js';
-import type { MetricsRegistry } from '../../observe/prometheus-registry.js';
+import type { MetricsRegistry, ObservedDaemon } from '../../observe/index.js';
 
 /**
  * `GET /metrics`: the daemon's metrics in the Prometheus text format (docs/metrics.md), behind
@@ -9,6 +8,8 @@ import type { MetricsRegistry } from '../../observe/prometheus-registry.js';
 export function metricsRoutes(app: FastifyInstance, source: ObservedDaemon): void {
   let registry: Promise<MetricsRegistry> | undefined;
   const load = (): Promise<MetricsRegistry> => {
+    // The registry module is observe/'s lazy entry point (like `@sluice/runtime/openai`): the
+    // index exports its type only, so that the start never loads prom-client.
     const loading = import('../../observe/prometheus-registry.js').then(({ createMetricsRegistry }) =>
       createMetricsRegistry(source),
     );
