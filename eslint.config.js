@@ -94,4 +94,23 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The store contract (docs/decisions/028) is what the SQLite, PostgreSQL and in-memory stores
+    // share: it depends on the wire contract alone, never on a store, a database client or the
+    // model runtime.
+    files: ['packages/store/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(@sluice/(?!protocol$)|better-sqlite3|postgres|ioredis)',
+              message: '@sluice/store depends on @sluice/protocol only.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

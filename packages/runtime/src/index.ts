@@ -74,25 +74,6 @@ export { JOURNAL_SCHEMA_VERSION } from './journal/sqlite-schema.js';
 export { SqliteJournalPruner, type PruneBatch } from './journal/sqlite-journal-pruner.js';
 export { INTERRUPTED_MESSAGE, interruptedResult, type OpenCallRequest } from './journal/sqlite-reconcile.js';
 
-export {
-  boundedStart,
-  conversationOverlap,
-  messageBytes,
-  sameMessage,
-  type HistoryMessage,
-} from './conversation-delta.js';
-export { ConversationCache } from './conversation-cache.js';
-export {
-  checkRecord,
-  copyMessage,
-  fromMessageRow,
-  isStoredMessage,
-  toMetadata,
-  type SessionMetadataRow,
-  type StoredMessage,
-  type StoredMessageRow,
-  type StoredSessionRecord,
-} from './session-record-codec.js';
 export { EchoProvider, estimateTokens, type EchoProviderOptions } from './providers/index.js';
 export { CallIdGenerator } from './ids.js';
 export type { CapacityClaim, CapacityEvents, CapacityPort } from './scheduler/capacity-port.js';

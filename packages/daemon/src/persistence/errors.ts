@@ -1,9 +1,14 @@
 import { SluiceError, describeValue } from '@sluice/protocol';
+import { NEWER_DATA_DIR_ADVICE, SchemaTooNewError } from '@sluice/store';
+
 /** Stable codes of the session store's errors. */
 export type SessionStoreErrorCode =
   'session_store_closed' | 'session_store_schema_too_new' | 'invalid_cursor';
 
-/** Base of every error the session store throws: a stable `code`, never a message to match. */
+/**
+ * Base of the errors the session store throws in use: a stable `code`, never a message to match.
+ * A file too new to open is a {@link SessionStoreSchemaTooNewError}, like every store's.
+ */
 export abstract class SessionStoreError extends SluiceError<SessionStoreErrorCode> {}
 
 /** A save, load or list on a store that was closed. */
@@ -16,17 +21,10 @@ export class SessionStoreClosedError extends SessionStoreError {
 }
 
 /** The database holds a session schema newer than this build knows; nothing was changed. */
-export class SessionStoreSchemaTooNewError extends SessionStoreError {
+export class SessionStoreSchemaTooNewError extends SchemaTooNewError<'session_store_schema_too_new'> {
   readonly code = 'session_store_schema_too_new';
-  readonly retryable = false;
-  constructor(
-    readonly path: string,
-    readonly found: number,
-    readonly known: number,
-  ) {
-    super(
-      `Session store "${path}" has schema version ${found}, newer than the ${known} this build knows: it was written by a newer Sluice; run that one, or start this one with another --data-dir`,
-    );
+  constructor(path: string, found: number, known: number) {
+    super(path, found, known, 'Session store', NEWER_DATA_DIR_ADVICE);
   }
 }
 

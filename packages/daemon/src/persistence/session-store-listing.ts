@@ -1,21 +1,19 @@
+import { SESSION_COLUMNS, pageOfRows, type SessionRow } from '@sluice/store';
 import type Database from 'better-sqlite3';
 import {
   InvalidSessionCursorError,
   decodeListCursor,
-  encodeListCursor,
   listPageSize,
   type ListPosition,
   type SessionListOptions,
   type SessionListPage,
 } from '../sessions/index.js';
 import { InvalidCursorError } from './errors.js';
-import { toMetadata } from './session-record-codec.js';
-import { SESSION_COLUMNS, type SessionRow } from './session-store-statements.js';
 
 /**
  * The stored sessions of a workspace, a page at a time, newest first by `createdAt` then
  * `sessionId` (`ListPosition`): each page reads one row past its end to know whether a next
- * page exists, and the next page starts below the last row of this one.
+ * page exists, and the next page starts below the last row of this one (`pageOfRows`).
  */
 export class SessionStoreListing {
   private readonly firstPage: Database.Statement<[string, number], SessionRow>;
@@ -42,16 +40,7 @@ export class SessionStoreListing {
       const { createdAt, sessionId } = decodeCursor(options.cursor);
       rows = this.nextPage.all(workspaceCwd, createdAt, createdAt, sessionId, size + 1);
     }
-    const page: SessionListPage = {
-      sessions: rows.slice(0, size).map((row) => ({
-        ...toMetadata(row),
-        messageCount: row.next_seq - row.first_seq,
-      })),
-    };
-    const last = rows.length > size ? rows[size - 1] : undefined;
-    if (last !== undefined)
-      page.nextCursor = encodeListCursor({ createdAt: last.created_at, sessionId: last.session_id });
-    return page;
+    return pageOfRows(rows, size);
   }
 }
 

@@ -1,27 +1,5 @@
+import { SESSION_COLUMNS, type MessageRow, type SessionRow } from '@sluice/store';
 import type Database from 'better-sqlite3';
-import type { ConversationMessage, SessionScope } from '../sessions/index.js';
-
-/** A row of `sluice_sessions` as the store reads it (see session-store-schema.ts). */
-export interface SessionRow {
-  session_id: string;
-  workspace_cwd: string;
-  cwd: string;
-  scope: SessionScope;
-  created_at: number;
-  updated_at: number;
-  display_name: string | null;
-  forked_from_session_id: string | null;
-  first_seq: number;
-  next_seq: number;
-}
-
-/** A row of `sluice_session_messages` as the store reads it. */
-export interface MessageRow {
-  role: ConversationMessage['role'];
-  content: string;
-  name: string | null;
-  tool_call_id: string | null;
-}
 
 /** Where a session's stored messages are: `[first_seq, next_seq)`, and how many saves it had. */
 export interface Position {
@@ -29,10 +7,6 @@ export interface Position {
   next_seq: number;
   revision: number;
 }
-
-/** The columns of a {@link SessionRow}, in its order. */
-export const SESSION_COLUMNS =
-  'session_id, workspace_cwd, cwd, scope, created_at, updated_at, display_name, forked_from_session_id, first_seq, next_seq';
 
 /** The statements a session store reads, saves, deletes and evicts sessions with, prepared once. */
 export class SessionStoreStatements {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { AcceptedPrompt, AdmissionLedgerStore, SettledPrompt } from '../sessions/index.js';
+import type { AcceptedPrompt, AdmissionLedgerStore, SettledPrompt } from '@sluice/store';
 
 interface AcceptedRow {
   prompt_id: string;

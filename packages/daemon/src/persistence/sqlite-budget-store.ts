@@ -1,13 +1,14 @@
 import Database from 'better-sqlite3';
 import type { TaskBudgetLimits } from '@sluice/runtime';
 import type { BudgetDefinition, BudgetInsert, BudgetStore } from '../budgets/index.js';
-import { SCHEMA_MIGRATIONS_TABLE } from './session-store-schema.js';
+import { NEWER_DATA_DIR_ADVICE, type Migration } from '@sluice/store';
+import { migrateComponent } from './sqlite-component-schema.js';
 
 /** The row of `sluice_schema_migrations` that belongs to the budget store. */
 export const BUDGET_STORE_COMPONENT = 'daemon.budgets';
 
 /** The budget store's migrations, oldest first; released entries never change. */
-const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
+const MIGRATIONS: readonly Migration[] = [
   {
     // One row per durable budget: its limits as JSON. Its spend is in the journal (task id =
     // budget id), so nothing here changes once written.
@@ -21,6 +22,16 @@ const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
     `,
   },
 ];
+
+/** The budget table's schema in the shared file; a newer one refuses to open. */
+const BUDGET_SCHEMA = {
+  component: BUDGET_STORE_COMPONENT,
+  migrations: MIGRATIONS,
+  tooNew: (path: string, found: number, known: number) =>
+    new Error(
+      `Budget store "${path}" has schema version ${found}, newer than the ${known} this build knows: ${NEWER_DATA_DIR_ADVICE}`,
+    ),
+};
 
 interface Row {
   budget_id: string;
@@ -48,7 +59,7 @@ export class SqliteBudgetStore implements BudgetStore {
       this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('secure_delete = ON'); // as every connection to the file: see the journal's
-      migrate(this.db, path);
+      migrateComponent(this.db, BUDGET_SCHEMA);
       const exists = this.db
         .prepare<[string], number>('SELECT 1 FROM sluice_budgets WHERE budget_id = ?')
         .pluck();
@@ -86,33 +97,4 @@ export class SqliteBudgetStore implements BudgetStore {
   close(): void {
     this.db.close();
   }
-}
-
-/** Applies the budget store's migrations newer than its recorded version, in one transaction. */
-function migrate(db: Database.Database, path: string): void {
-  const latest = MIGRATIONS[MIGRATIONS.length - 1]!.version;
-  db.transaction(() => {
-    db.exec(
-      `CREATE TABLE IF NOT EXISTS ${SCHEMA_MIGRATIONS_TABLE} (
-         component TEXT NOT NULL PRIMARY KEY,
-         version INTEGER NOT NULL
-       )`,
-    );
-    const from =
-      db
-        .prepare<[string], number>(`SELECT version FROM ${SCHEMA_MIGRATIONS_TABLE} WHERE component = ?`)
-        .pluck()
-        .get(BUDGET_STORE_COMPONENT) ?? 0;
-    if (from > latest)
-      throw new Error(
-        `Budget store "${path}" has schema version ${from}, newer than the ${latest} this build knows: ` +
-          'it was written by a newer Sluice; run that one, or start this one with another --data-dir',
-      );
-    for (const migration of MIGRATIONS) if (migration.version > from) db.exec(migration.sql);
-    if (latest > from)
-      db.prepare(
-        `INSERT INTO ${SCHEMA_MIGRATIONS_TABLE} (component, version) VALUES (?, ?)
-         ON CONFLICT (component) DO UPDATE SET version = excluded.version`,
-      ).run(BUDGET_STORE_COMPONENT, latest);
-  }).immediate();
 }

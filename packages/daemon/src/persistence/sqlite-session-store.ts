@@ -1,22 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { boundedStart, ConversationCache, conversationOverlap } from '@sluice/runtime';
+import { DeltaSessionStore, fromMessageRow, historyDelta } from '@sluice/store';
 import {
   DEFAULT_MAX_CONVERSATION_BYTES,
   DEFAULT_MAX_CONVERSATION_MESSAGES,
-  type AcceptedPrompt,
   type ConversationMessage,
-  type SettledPrompt,
   type SessionListOptions,
   type SessionListPage,
   type SessionRecord,
-  type SessionStore,
 } from '../sessions/index.js';
 import { nonNegativeInteger, positiveInteger, positiveIntegerOrInfinity } from '../validate.js';
 import { SessionStoreClosedError } from './errors.js';
 import { SqliteAdmissionLedger } from './sqlite-admission-ledger.js';
-import { checkRecord, copyMessage, fromMessageRow, toMetadata } from './session-record-codec.js';
 import { SessionStoreListing } from './session-store-listing.js';
 import { migrateSessionStore } from './session-store-schema.js';
 import { SessionStoreStatements, type Position } from './session-store-statements.js';
@@ -61,7 +57,7 @@ export interface SqliteSessionStoreOptions {
 }
 
 /**
- * A {@link SessionStore} in SQLite, in the journal's database file, next to the journal's
+ * A `SessionStore` in SQLite, in the journal's database file, next to the journal's
  * tables and open at the same time as `SqliteJournal` (WAL, `busy_timeout`, one short
  * transaction per save). Session metadata is one row; the conversation is one row per
  * message, and a save writes only what changed since the previous save: the messages the
@@ -73,7 +69,7 @@ export interface SqliteSessionStoreOptions {
  * may wait up to `busyTimeoutMs` while the journal's writer holds the lock. Use one store per
  * file per process; another writer of the same sessions is detected and costs a re-read.
  */
-export class SqliteSessionStore implements SessionStore {
+export class SqliteSessionStore extends DeltaSessionStore {
   readonly path: string;
   readonly maxSessions: number;
   readonly maxConversationMessages: number;
@@ -83,48 +79,24 @@ export class SqliteSessionStore implements SessionStore {
   private readonly db: Database.Database;
   private readonly sql: SessionStoreStatements;
   private readonly listing: SessionStoreListing;
-  private readonly cache: ConversationCache<ConversationMessage>;
   private readonly saveTransaction: (
     record: SessionRecord,
     messages: readonly ConversationMessage[],
   ) => number;
   private readonly deleteTransaction: (sessionId: string) => boolean;
-  private readonly ledger: SqliteAdmissionLedger;
+  protected readonly ledger: SqliteAdmissionLedger;
   private closed = false;
 
   /** Opens (creating when missing) the file, switches it to WAL and migrates the store's tables. */
   constructor(options: SqliteSessionStoreOptions) {
-    this.path = databasePath(options.path);
-    const busyTimeoutMs = nonNegativeInteger(
-      'busyTimeoutMs',
-      options.busyTimeoutMs ?? DEFAULT_SQLITE_STORE_BUSY_TIMEOUT_MS,
-    );
-    const synchronous = options.synchronous ?? 'NORMAL';
-    if (synchronous !== 'NORMAL' && synchronous !== 'FULL')
-      throw new RangeError(`synchronous must be 'NORMAL' or 'FULL', got ${String(synchronous)}`);
-    this.maxSessions = positiveIntegerOrInfinity(
-      'maxSessions',
-      options.maxSessions ?? DEFAULT_SQLITE_STORE_MAX_SESSIONS,
-    );
-    this.maxConversationMessages = positiveInteger(
-      'maxConversationMessages',
-      options.maxConversationMessages ?? DEFAULT_MAX_CONVERSATION_MESSAGES,
-    );
-    this.maxConversationBytes = positiveInteger(
-      'maxConversationBytes',
-      options.maxConversationBytes ?? DEFAULT_MAX_CONVERSATION_BYTES,
-    );
-    this.maxCacheBytes = nonNegativeInteger(
-      'maxCacheBytes',
-      options.maxCacheBytes ?? DEFAULT_SQLITE_STORE_MAX_CACHE_BYTES,
-    );
-    const walAutocheckpointPages = nonNegativeInteger(
-      'walAutocheckpointPages',
-      options.walAutocheckpointPages ?? DEFAULT_SQLITE_STORE_WAL_AUTOCHECKPOINT_PAGES,
-    );
-    this.cache = new ConversationCache(this.maxCacheBytes);
-
-    this.db = openDatabase(this.path, { busyTimeoutMs, synchronous, walAutocheckpointPages });
+    const settings = storeSettings(options);
+    super(settings);
+    this.path = settings.path;
+    this.maxSessions = settings.maxSessions;
+    this.maxConversationMessages = settings.maxConversationMessages;
+    this.maxConversationBytes = settings.maxConversationBytes;
+    this.maxCacheBytes = settings.maxCacheBytes;
+    this.db = openDatabase(this.path, settings);
     try {
       this.sql = new SessionStoreStatements(this.db);
       this.ledger = new SqliteAdmissionLedger(this.db);
@@ -140,29 +112,6 @@ export class SqliteSessionStore implements SessionStore {
     }
   }
 
-  /**
-   * Stores the record. Writes the session's metadata row, deletes the stored messages the
-   * record no longer holds at its start and appends the ones it holds beyond the stored ones,
-   * in one transaction. A history longer than the store's bounds keeps its newest messages.
-   * Rejects with a `TypeError` naming a malformed field, and with the SQLite error when the
-   * transaction failed (the stored session is then unchanged).
-   */
-  async save(record: SessionRecord): Promise<void> {
-    this.checkOpen();
-    checkRecord(record);
-    const all = record.conversation;
-    const start = boundedStart(all, this.maxConversationMessages, this.maxConversationBytes);
-    const messages = start === 0 ? all : all.slice(start);
-    let revision: number;
-    try {
-      revision = this.saveTransaction(record, messages);
-    } catch (error) {
-      this.cache.forget(record.sessionId);
-      throw error;
-    }
-    this.cache.remember(record.sessionId, revision, messages.map(copyMessage));
-  }
-
   /** The stored record, or `undefined` when the store has none for `sessionId`. */
   async load(sessionId: string): Promise<SessionRecord | undefined> {
     this.checkOpen();
@@ -175,11 +124,7 @@ export class SqliteSessionStore implements SessionStore {
       return { row, revision: position?.revision ?? 0, messages };
     });
     const found = read();
-    if (found === undefined) return undefined;
-    const { row, revision, messages } = found;
-    this.cache.remember(sessionId, revision, messages);
-    const record: SessionRecord = { ...toMetadata(row), conversation: messages.map(copyMessage) };
-    return record;
+    return found === undefined ? undefined : this.loaded(found.row, found.revision, found.messages);
   }
 
   /**
@@ -193,28 +138,13 @@ export class SqliteSessionStore implements SessionStore {
     return this.listing.page(workspaceCwd, options);
   }
 
-  /** Records prompts accepted and prompts ended, in one transaction (the admission ledger). */
-  async recordAdmissions(
-    accepted: readonly AcceptedPrompt[],
-    settled: readonly SettledPrompt[],
-  ): Promise<void> {
-    this.checkOpen();
-    return this.ledger.recordAdmissions(accepted, settled);
-  }
-
-  /** The session's accepted prompts that never ended (a killed daemon's), oldest first; forgets them. */
-  async takeUnsettled(sessionId: string): Promise<AcceptedPrompt[]> {
-    this.checkOpen();
-    return this.ledger.takeUnsettled(sessionId);
-  }
-
   /**
    * Deletes a stored session, its history and its ledger entries, overwriting the deleted text
    * in the file (`secure_delete`); resolves `false` when there was none.
    */
   async delete(sessionId: string): Promise<boolean> {
     this.checkOpen();
-    this.cache.forget(sessionId);
+    this.forget(sessionId);
     return this.deleteTransaction(sessionId);
   }
 
@@ -222,39 +152,34 @@ export class SqliteSessionStore implements SessionStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.cache.clear();
+    this.forgetAll();
     this.db.close();
+  }
+
+  /** Runs the save transaction (see `DeltaSessionStore.save`). */
+  protected writeSession(record: SessionRecord, messages: readonly ConversationMessage[]): number {
+    return this.saveTransaction(record, messages);
   }
 
   /** Runs inside the save transaction; returns the session's new revision. */
   private write(record: SessionRecord, messages: readonly ConversationMessage[]): number {
     const { sessionId } = record;
     const position = this.sql.selectPosition.get(sessionId);
-    let firstSeq = position?.first_seq ?? 0;
-    let nextSeq = position?.next_seq ?? 0;
     const stored = position === undefined ? [] : this.storedMessages(sessionId, position);
-    if (stored === undefined) {
-      // The stored rows do not match the session's bookkeeping: start its history afresh.
-      this.sql.deleteAllMessages.run(sessionId);
-      firstSeq = nextSeq;
-    }
-    const kept = stored === undefined ? 0 : conversationOverlap(stored, messages);
-    const trimmed = (stored?.length ?? 0) - kept;
-    if (trimmed > 0) {
-      firstSeq += trimmed;
-      this.sql.deleteMessagesBefore.run(sessionId, firstSeq);
-    }
-    for (let index = kept; index < messages.length; index++) {
-      const message = messages[index] as ConversationMessage;
+    const delta = historyDelta(stored, messages, position?.first_seq ?? 0, position?.next_seq ?? 0);
+    // The stored rows do not match the session's bookkeeping: start its history afresh.
+    if (delta.restart) this.sql.deleteAllMessages.run(sessionId);
+    if (delta.trimmed > 0) this.sql.deleteMessagesBefore.run(sessionId, delta.firstSeq);
+    let seq = delta.appendAt;
+    for (const message of delta.added)
       this.sql.insertMessage.run(
         sessionId,
-        nextSeq++,
+        seq++,
         message.role,
         message.content,
         message.name ?? null,
         message.toolCallId ?? null,
       );
-    }
     const revision = (position?.revision ?? 0) + 1;
     this.sql.upsertSession.run(
       sessionId,
@@ -265,8 +190,8 @@ export class SqliteSessionStore implements SessionStore {
       record.updatedAt,
       record.displayName ?? null,
       record.forkedFrom?.sessionId ?? null,
-      firstSeq,
-      nextSeq,
+      delta.firstSeq,
+      delta.nextSeq,
       revision,
       this.sql.nextSavedOrder.get() ?? 1,
     );
@@ -279,7 +204,7 @@ export class SqliteSessionStore implements SessionStore {
    * read back. `undefined` when the rows do not match the session's `[first_seq, next_seq)`.
    */
   private storedMessages(sessionId: string, position: Position): readonly ConversationMessage[] | undefined {
-    const cached = this.cache.messages(sessionId, position.revision);
+    const cached = this.cachedMessages(sessionId, position.revision);
     if (cached !== undefined) return cached;
     const messages = this.sql.selectMessages.all(sessionId).map(fromMessageRow);
     return messages.length === position.next_seq - position.first_seq ? messages : undefined;
@@ -292,7 +217,7 @@ export class SqliteSessionStore implements SessionStore {
       if (excess === 0) break;
       if (sessionId === savedSessionId) continue;
       this.remove(sessionId);
-      this.cache.forget(sessionId);
+      this.forget(sessionId);
       excess--;
     }
   }
@@ -303,9 +228,51 @@ export class SqliteSessionStore implements SessionStore {
     return this.sql.deleteSessionRow.run(sessionId).changes > 0;
   }
 
-  private checkOpen(): void {
+  protected checkOpen(): void {
     if (this.closed) throw new SessionStoreClosedError(this.path);
   }
+}
+
+/** The store's settings from its options, each validated (in the options' order). */
+function storeSettings(options: SqliteSessionStoreOptions) {
+  const path = databasePath(options.path);
+  const busyTimeoutMs = nonNegativeInteger(
+    'busyTimeoutMs',
+    options.busyTimeoutMs ?? DEFAULT_SQLITE_STORE_BUSY_TIMEOUT_MS,
+  );
+  const synchronous = options.synchronous ?? 'NORMAL';
+  if (synchronous !== 'NORMAL' && synchronous !== 'FULL')
+    throw new RangeError(`synchronous must be 'NORMAL' or 'FULL', got ${String(synchronous)}`);
+  const maxSessions = positiveIntegerOrInfinity(
+    'maxSessions',
+    options.maxSessions ?? DEFAULT_SQLITE_STORE_MAX_SESSIONS,
+  );
+  const maxConversationMessages = positiveInteger(
+    'maxConversationMessages',
+    options.maxConversationMessages ?? DEFAULT_MAX_CONVERSATION_MESSAGES,
+  );
+  const maxConversationBytes = positiveInteger(
+    'maxConversationBytes',
+    options.maxConversationBytes ?? DEFAULT_MAX_CONVERSATION_BYTES,
+  );
+  const maxCacheBytes = nonNegativeInteger(
+    'maxCacheBytes',
+    options.maxCacheBytes ?? DEFAULT_SQLITE_STORE_MAX_CACHE_BYTES,
+  );
+  const walAutocheckpointPages = nonNegativeInteger(
+    'walAutocheckpointPages',
+    options.walAutocheckpointPages ?? DEFAULT_SQLITE_STORE_WAL_AUTOCHECKPOINT_PAGES,
+  );
+  return {
+    path,
+    busyTimeoutMs,
+    synchronous,
+    maxSessions,
+    maxConversationMessages,
+    maxConversationBytes,
+    maxCacheBytes,
+    walAutocheckpointPages,
+  };
 }
 
 function databasePath(path: string): string {

@@ -1,16 +1,13 @@
+import type { ConversationMessage } from '@sluice/store';
+
+/** One message of a session's conversation history, as agents and the store see it. */
+export type { ConversationMessage };
+
 /** An ACP content block of a prompt; the bridge itself only reads `type: 'text'` blocks. */
 export interface ContentBlock {
   readonly type: string;
   readonly text?: string;
   readonly [key: string]: unknown;
-}
-
-/** One message of a session's conversation history, as agents and the store see it. */
-export interface ConversationMessage {
-  role: 'user' | 'assistant' | 'tool';
-  content: string;
-  name?: string;
-  toolCallId?: string;
 }
 
 /** An ACP session update an agent streams during a turn (`agent_message_chunk`, `tool_call`, …). */

@@ -1,6 +1,5 @@
-import { isStoredMessage } from '@sluice/runtime';
 import { LinkedQueue } from '@sluice/runtime/queue';
-import type { ConversationMessage } from './agent.js';
+import { copyMessage, messageBytes, type ConversationMessage } from '@sluice/store';
 
 interface StoredMessage {
   message: ConversationMessage;
@@ -8,22 +7,7 @@ interface StoredMessage {
 }
 
 /** True when `value` has the shape of a {@link ConversationMessage} (the stores' own check). */
-export const isConversationMessage = isStoredMessage as (value: unknown) => value is ConversationMessage;
-
-function copyMessage(message: ConversationMessage): ConversationMessage {
-  const copy: ConversationMessage = { role: message.role, content: message.content };
-  if (message.name !== undefined) copy.name = message.name;
-  if (message.toolCallId !== undefined) copy.toolCallId = message.toolCallId;
-  return copy;
-}
-
-function sizeOf(message: ConversationMessage): number {
-  return (
-    Buffer.byteLength(message.content, 'utf8') +
-    (message.name === undefined ? 0 : Buffer.byteLength(message.name, 'utf8')) +
-    (message.toolCallId === undefined ? 0 : Buffer.byteLength(message.toolCallId, 'utf8'))
-  );
-}
+export { isConversationMessage } from '@sluice/store';
 
 /**
  * A session's conversation history, bounded by message count and by UTF-8 bytes of the
@@ -61,7 +45,7 @@ export class ConversationLog {
   /** Appends a copy of `message`, then trims the oldest messages while over a bound. */
   append(message: ConversationMessage): void {
     const copy = copyMessage(message);
-    const bytes = sizeOf(copy);
+    const bytes = messageBytes(copy);
     this.messages.enqueue({ message: copy, bytes });
     this.bytes += bytes;
     while (this.messages.size > this.maxMessages || this.bytes > this.maxBytes) {

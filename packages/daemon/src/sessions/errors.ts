@@ -1,5 +1,5 @@
 import { SluiceError, describeValue } from '@sluice/protocol';
-import type { SessionOwner } from './session-store.js';
+import type { SessionOwner } from '@sluice/store';
 /** Stable codes of the session layer's errors; the HTTP and ACP layers map them in one table each. */
 export type SessionErrorCode =
   | 'session_not_found'

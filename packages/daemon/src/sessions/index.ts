@@ -2,7 +2,6 @@ export { SessionBridge, type BridgeLimits, type HeartbeatResult } from './sessio
 export type { PromptAdmission, SendPromptOptions } from './admission.js';
 export type { BranchSessionOptions } from './branching.js';
 export { MAX_BRANCH_NAME_CHARS } from './branching.js';
-export type { AcceptedPrompt, AdmissionLedgerStore, SettledPrompt } from './prompt-ledger.js';
 export { MAX_IDEMPOTENCY_KEY_CHARS, MAX_IDEMPOTENCY_KEYS_PER_SESSION } from './idempotency.js';
 export type {
   CloseSessionOptions,
@@ -94,13 +93,17 @@ export {
   listPageSize,
   type ListPosition,
 } from './session-listing.js';
+// The store contract (docs/decisions/028), for the daemon's folders and its stores.
 export type {
+  AcceptedPrompt,
+  AdmissionLedgerStore,
   SessionListOptions,
   SessionListPage,
   SessionOwner,
   SessionRecord,
   SessionScope,
   SessionStore,
+  SettledPrompt,
   StoredSessionSummary,
-} from './session-store.js';
+} from '@sluice/store';
 export { DEFAULT_MEMORY_STORE_MAX_RECORDS, MemorySessionStore } from './memory-session-store.js';

@@ -5,7 +5,7 @@ import type {
   SessionRecord,
   SessionStore,
   StoredSessionSummary,
-} from './session-store.js';
+} from '@sluice/store';
 import { positiveInteger } from '../validate.js';
 
 /** Default number of records a {@link MemorySessionStore} keeps. */

@@ -15,7 +15,7 @@ import {
 import { integerInRange, positiveInteger, positiveIntegerOrInfinity } from '../validate.js';
 import type { ClosedBusRetention } from './session-buses.js';
 import type { SessionEventSink } from './session-events.js';
-import type { SessionStore } from './session-store.js';
+import type { SessionStore } from '@sluice/store';
 
 export {
   DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION,

@@ -1,5 +1,5 @@
 import { SESSION_EVENT, type SessionEvent } from './session-events.js';
-import type { SessionOwner, SessionRecord, SessionStore } from './session-store.js';
+import type { SessionOwner, SessionRecord, SessionStore } from '@sluice/store';
 
 /** What persistence needs of a live session. */
 export interface SavableSession {

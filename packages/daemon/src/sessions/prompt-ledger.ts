@@ -1,31 +1,7 @@
+import type { AcceptedPrompt, AdmissionLedgerStore, SettledPrompt } from '@sluice/store';
+
 /** The `turn_error` code of a prompt a killed daemon accepted and never ended. */
 export const DAEMON_RESTARTED = 'daemon_restarted';
-
-/** A prompt the daemon accepted (answered `202`) and has not yet ended. */
-export interface AcceptedPrompt {
-  readonly sessionId: string;
-  readonly promptId: string;
-  /** Wall-clock epoch milliseconds of admission. */
-  readonly acceptedAt: number;
-}
-
-/** A prompt that ended: its acceptance no longer needs to be remembered. */
-export interface SettledPrompt {
-  readonly sessionId: string;
-  readonly promptId: string;
-}
-
-/**
- * The durable side of admission (issue 19 item 8): which accepted prompts have not ended. A
- * store that keeps it lets a restarted daemon end each prompt a killed one accepted with
- * `turn_error {code:"daemon_restarted"}` instead of leaving it without a terminal event.
- */
-export interface AdmissionLedgerStore {
-  /** Records, in one transaction, prompts accepted and prompts ended since the last call. */
-  recordAdmissions(accepted: readonly AcceptedPrompt[], settled: readonly SettledPrompt[]): Promise<void>;
-  /** The session's accepted prompts that never ended, oldest first; forgets them. */
-  takeUnsettled(sessionId: string): Promise<AcceptedPrompt[]>;
-}
 
 interface Waiting {
   readonly prompt: AcceptedPrompt;

@@ -20,9 +20,9 @@ import {
 } from './session-directory.js';
 import type { SessionEvent, SessionEventSink } from './session-events.js';
 import { SessionLists, type SessionSummaryPage } from './session-lists.js';
-import type { SessionListOptions, SessionStore } from './session-store.js';
+import type { AdmissionLedgerStore, SessionListOptions, SessionStore } from '@sluice/store';
 import { WorkspaceRoots } from './workspaces.js';
-import { PromptLedger, type AdmissionLedgerStore } from './prompt-ledger.js';
+import { PromptLedger } from './prompt-ledger.js';
 
 /** `POST /session/:id/heartbeat`. */
 export interface HeartbeatResult {

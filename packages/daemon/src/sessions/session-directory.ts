@@ -14,10 +14,10 @@ import {
 } from './errors.js';
 import type { SessionCapacity } from './capacity.js';
 import type { SessionPersistence } from './persistence.js';
-import { DAEMON_RESTARTED, type AcceptedPrompt } from './prompt-ledger.js';
+import { DAEMON_RESTARTED } from './prompt-ledger.js';
 import { SESSION_EVENT } from './session-events.js';
 import { Session, type SessionHandle, type SessionParams, type SessionServices } from './session.js';
-import type { SessionRecord, SessionScope } from './session-store.js';
+import type { AcceptedPrompt, SessionRecord, SessionScope } from '@sluice/store';
 import type { ResolvedCwd, WorkspaceRoots } from './workspaces.js';
 
 /** `POST /session` in bridge terms. */

@@ -3,7 +3,7 @@ import type { SessionPersistence } from './persistence.js';
 import { summaryOf, type SessionSummary } from './session.js';
 import type { SessionDirectory } from './session-directory.js';
 import { compareListPosition, decodeListCursor, encodeListCursor, listPageSize } from './session-listing.js';
-import type { SessionListOptions } from './session-store.js';
+import type { SessionListOptions } from '@sluice/store';
 
 /** One page of `GET /workspace/:cwd/sessions`; `nextCursor` is absent on the last page. */
 export interface SessionSummaryPage {

@@ -6,7 +6,7 @@ import { PromptRunner } from './prompt-runner.js';
 import type { RunnerHost, RunnerServices, SessionState } from './runner-host.js';
 import { createDeferred } from './queue-items.js';
 import { SESSION_EVENT, type SessionEvent, type SessionEventSink } from './session-events.js';
-import type { SessionRecord, SessionScope } from './session-store.js';
+import type { SessionRecord, SessionScope } from '@sluice/store';
 import { IdempotencyKeys } from './idempotency.js';
 
 /** The create/attach/restore answer (PROTOCOL §4), less the event-bus fields. */

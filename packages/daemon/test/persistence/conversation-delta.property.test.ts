@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { boundedStart, conversationOverlap, sameMessage } from '@sluice/runtime';
+import { boundedStart, conversationOverlap, sameMessage } from '@sluice/store';
 import { SqliteSessionStore } from '../../src/persistence/sqlite-session-store.js';
 import { ConversationLog, type ConversationMessage } from '../../src/sessions/index.js';
 

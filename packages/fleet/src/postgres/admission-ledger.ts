@@ -1,5 +1,5 @@
 import type { Sql, TransactionSql } from 'postgres';
-import type { AcceptedPrompt, SettledPrompt } from './session-types.js';
+import type { AcceptedPrompt, SettledPrompt } from '@sluice/store';
 
 /**
  * The admission ledger in `sluice_session_accepted_prompts` (docs/decisions/016): prompts

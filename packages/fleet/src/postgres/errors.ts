@@ -1,4 +1,5 @@
 import { SluiceError } from '@sluice/protocol';
+import { SchemaTooNewError } from '@sluice/store';
 
 /** Stable codes of the PostgreSQL backend's errors. */
 export type PostgresStoreErrorCode =
@@ -12,16 +13,19 @@ export type PostgresStoreErrorCode =
  * The database holds a Sluice schema newer than this build knows: it was migrated by a newer
  * Sluice. Nothing was changed; the daemon refuses to start (exit 1) rather than guess.
  */
-export class StoreSchemaTooNewError extends SluiceError<'store_schema_too_new'> {
+export class StoreSchemaTooNewError extends SchemaTooNewError<'store_schema_too_new'> {
   readonly code = 'store_schema_too_new';
-  readonly retryable = false;
   constructor(
     readonly store: string,
-    readonly found: number,
-    readonly known: number,
+    found: number,
+    known: number,
   ) {
     super(
-      `Store "${store}" has schema version ${found}, newer than the ${known} this build knows: it was migrated by a newer Sluice; run that one, or point --store at another database or schema`,
+      store,
+      found,
+      known,
+      'Store',
+      'it was migrated by a newer Sluice; run that one, or point --store at another database or schema',
     );
   }
 }

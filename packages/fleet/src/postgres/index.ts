@@ -10,17 +10,11 @@ export {
 export type { PostgresFleetOptions } from './fleet-options.js';
 export type { JournaledCall, PostgresJournalReader } from './journal-reader.js';
 export type { PostgresJournalStats } from './journal-batch-writer.js';
-export {
-  STORE_SCHEMA_VERSION,
-  migrateStore,
-  type StoreMigration,
-  type StoreMigrationOutcome,
-} from './migrations.js';
+export { STORE_SCHEMA_VERSION, migrateStore } from './migrations.js';
 export type { NodeLease } from './node-lease.js';
 export { openPostgresFleet, type PostgresFleet } from './postgres-fleet.js';
 export type { PostgresBudgetStore, StoredBudget } from './postgres-budget-store.js';
 export type { PostgresJournal } from './postgres-journal.js';
 export type { PostgresSessionStore } from './postgres-session-store.js';
 export type { SettledNodes } from './reconcile.js';
-export type { SessionOwner } from './session-types.js';
 export { parseStoreUrl, redactStoreUrl } from './store-url.js';

@@ -1,11 +1,6 @@
+import { SCHEMA_MIGRATIONS_TABLE, latestVersion, type Migration, type MigrationOutcome } from '@sluice/store';
 import type { Sql } from 'postgres';
 import { StoreSchemaTooNewError } from './errors.js';
-
-/** One forward-only schema step; `version` is the component's recorded version once it has run. */
-export interface StoreMigration {
-  readonly version: number;
-  readonly sql: string;
-}
 
 /** The row of `sluice_schema_migrations` that belongs to the PostgreSQL backend. */
 export const STORE_COMPONENT = 'fleet.postgres';
@@ -14,7 +9,7 @@ export const STORE_COMPONENT = 'fleet.postgres';
  * The backend's migrations, oldest first. Released entries never change; new ones are appended.
  * Times are wall-clock epoch milliseconds (`bigint`), as the nodes' clocks give them.
  */
-export const STORE_MIGRATIONS: readonly StoreMigration[] = [
+export const STORE_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     sql: `
@@ -106,13 +101,7 @@ export const STORE_MIGRATIONS: readonly StoreMigration[] = [
 ];
 
 /** The schema version this build writes and reads. */
-export const STORE_SCHEMA_VERSION = STORE_MIGRATIONS[STORE_MIGRATIONS.length - 1]?.version ?? 0;
-
-/** What {@link migrateStore} did: the version found and the version left. */
-export interface StoreMigrationOutcome {
-  from: number;
-  to: number;
-}
+export const STORE_SCHEMA_VERSION = latestVersion(STORE_MIGRATIONS);
 
 /** Serialises migrations of one database across nodes starting at once. */
 const MIGRATION_LOCK = 0x51_75_1c_e0;
@@ -125,35 +114,24 @@ const MIGRATION_LOCK = 0x51_75_1c_e0;
 export async function migrateStore(
   sql: Sql,
   store: string,
-  migrations: readonly StoreMigration[] = STORE_MIGRATIONS,
-): Promise<StoreMigrationOutcome> {
-  checkMigrationOrder(migrations);
-  const latest = migrations[migrations.length - 1]?.version ?? 0;
+  migrations: readonly Migration[] = STORE_MIGRATIONS,
+): Promise<MigrationOutcome> {
+  const latest = latestVersion(migrations);
   return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
-    await tx`CREATE TABLE IF NOT EXISTS sluice_schema_migrations (
+    const table = tx.unsafe(SCHEMA_MIGRATIONS_TABLE);
+    await tx`CREATE TABLE IF NOT EXISTS ${table} (
       component text PRIMARY KEY,
       version integer NOT NULL
     )`;
     const [row] = await tx<{ version: number }[]>`
-      SELECT version FROM sluice_schema_migrations WHERE component = ${STORE_COMPONENT}`;
+      SELECT version FROM ${table} WHERE component = ${STORE_COMPONENT}`;
     const from = row?.version ?? 0;
     if (from > latest) throw new StoreSchemaTooNewError(store, from, latest);
     for (const migration of migrations) if (migration.version > from) await tx.unsafe(migration.sql);
     if (latest > from)
-      await tx`INSERT INTO sluice_schema_migrations (component, version) VALUES (${STORE_COMPONENT}, ${latest})
+      await tx`INSERT INTO ${table} (component, version) VALUES (${STORE_COMPONENT}, ${latest})
         ON CONFLICT (component) DO UPDATE SET version = excluded.version`;
     return { from, to: latest };
   });
-}
-
-function checkMigrationOrder(migrations: readonly StoreMigration[]): void {
-  let previous = 0;
-  for (const { version } of migrations) {
-    if (!Number.isInteger(version) || version <= previous)
-      throw new RangeError(
-        `migration versions must be increasing positive integers, got ${version} after ${previous}`,
-      );
-    previous = version;
-  }
 }

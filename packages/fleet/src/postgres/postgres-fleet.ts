@@ -1,3 +1,4 @@
+import type { MigrationOutcome } from '@sluice/store';
 import postgres, { type Sql } from 'postgres';
 import { StoreUnreachableError } from './errors.js';
 import {
@@ -5,7 +6,7 @@ import {
   type PostgresFleetOptions,
   type PostgresFleetSettings,
 } from './fleet-options.js';
-import { migrateStore, type StoreMigrationOutcome } from './migrations.js';
+import { migrateStore } from './migrations.js';
 import { NodeLease } from './node-lease.js';
 import { PostgresBudgetStore } from './postgres-budget-store.js';
 import { PostgresJournal } from './postgres-journal.js';
@@ -21,7 +22,7 @@ export interface PostgresFleet {
   /** Durable budgets' definitions, shared by the fleet. */
   readonly budgets: PostgresBudgetStore;
   /** What opening did to the schema. */
-  readonly migration: StoreMigrationOutcome;
+  readonly migration: MigrationOutcome;
   /** Renews the lease and settles the nodes found dead now (the timer does it every third of the lease). */
   readonly lease: NodeLease;
   /**
@@ -58,7 +59,7 @@ export async function openPostgresFleet(options: PostgresFleetOptions): Promise<
 async function startNode(
   sql: Sql,
   settings: PostgresFleetSettings,
-  migration: StoreMigrationOutcome,
+  migration: MigrationOutcome,
 ): Promise<PostgresFleet> {
   const { nodeId, wallNow, store } = settings;
   const settle = (): Promise<SettledNodes> => settleDeadNodes(sql, nodeId, wallNow());

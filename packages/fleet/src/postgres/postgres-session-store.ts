@@ -1,27 +1,21 @@
-import { boundedStart, ConversationCache, conversationOverlap } from '@sluice/runtime';
+import {
+  DeltaSessionStore,
+  SESSION_COLUMNS,
+  fromMessageRow,
+  historyDelta,
+  type ConversationMessage,
+  type MessageRow,
+  type SessionListOptions,
+  type SessionListPage,
+  type SessionOwner,
+  type SessionRecord,
+  type SessionRow,
+} from '@sluice/store';
 import type { Sql, TransactionSql } from 'postgres';
 import { PostgresAdmissionLedger } from './admission-ledger.js';
 import { SessionOwnedByOtherNodeError, StoreClosedError, type StoreLeaseLostError } from './errors.js';
 import { listSessions } from './session-listing.js';
 import type { SessionOwnership } from './session-ownership.js';
-import {
-  SESSION_COLUMNS,
-  checkRecord,
-  copyMessage,
-  fromMessageRow,
-  toMetadata,
-  type MessageRow,
-  type SessionRow,
-} from './session-rows.js';
-import type {
-  AcceptedPrompt,
-  ConversationMessage,
-  SessionListOptions,
-  SessionListPage,
-  SessionOwner,
-  SessionRecord,
-  SettledPrompt,
-} from './session-types.js';
 
 /** What a {@link PostgresSessionStore} is made of; the bounds are validated by `openPostgresFleet`. */
 export interface PostgresSessionStoreParts {
@@ -50,37 +44,24 @@ interface Position {
  * this node and is refused while another live node owns it, and `claim` lets the daemon ask
  * before it opens a stored session (a client is then told where the session lives).
  */
-export class PostgresSessionStore {
+export class PostgresSessionStore extends DeltaSessionStore {
   private readonly sql: Sql;
-  private readonly cache: ConversationCache<ConversationMessage>;
-  private readonly ledger: PostgresAdmissionLedger;
+  protected readonly ledger: PostgresAdmissionLedger;
   private closed = false;
 
   constructor(private readonly parts: PostgresSessionStoreParts) {
+    super(parts);
     this.sql = parts.sql;
-    this.cache = new ConversationCache(parts.maxCacheBytes);
     this.ledger = new PostgresAdmissionLedger(parts.sql);
   }
 
   /**
-   * Stores the record, claiming the session for this node, in one transaction. Rejects with
-   * {@link SessionOwnedByOtherNodeError} while another live node owns it, with the lease error
-   * once this node's lease is lost, and with a `TypeError` naming a malformed field.
+   * Stores the record, claiming the session for this node, in one transaction
+   * (`DeltaSessionStore.save`). Rejects with {@link SessionOwnedByOtherNodeError} while another
+   * live node owns it, and with the lease error once this node's lease is lost.
    */
-  async save(record: SessionRecord): Promise<void> {
-    this.checkOpen();
-    checkRecord(record);
-    const all = record.conversation;
-    const start = boundedStart(all, this.parts.maxConversationMessages, this.parts.maxConversationBytes);
-    const messages = start === 0 ? all : all.slice(start);
-    let revision: number;
-    try {
-      revision = await this.sql.begin((tx) => this.write(tx, record, messages));
-    } catch (error) {
-      this.cache.forget(record.sessionId);
-      throw error;
-    }
-    this.cache.remember(record.sessionId, revision, messages.map(copyMessage));
+  protected writeSession(record: SessionRecord, messages: readonly ConversationMessage[]): Promise<number> {
+    return this.sql.begin((tx) => this.write(tx, record, messages));
   }
 
   /** The stored record, or `undefined` when the store has none for `sessionId`. */
@@ -95,9 +76,9 @@ export class PostgresSessionStore {
         FROM sluice_session_messages WHERE session_id = ${sessionId} ORDER BY seq`;
       return { row, messages: messages.map(fromMessageRow) };
     });
-    if (found === undefined) return undefined;
-    this.cache.remember(sessionId, Number(found.row.revision), found.messages);
-    return { ...toMetadata(found.row), conversation: found.messages.map(copyMessage) };
+    return found === undefined
+      ? undefined
+      : this.loaded(found.row, Number(found.row.revision), found.messages);
   }
 
   /**
@@ -126,32 +107,17 @@ export class PostgresSessionStore {
     return listSessions(this.sql, workspaceCwd, options);
   }
 
-  /** Records prompts accepted and prompts ended, in one statement (the admission ledger). */
-  async recordAdmissions(
-    accepted: readonly AcceptedPrompt[],
-    settled: readonly SettledPrompt[],
-  ): Promise<void> {
-    this.checkOpen();
-    return this.ledger.recordAdmissions(accepted, settled);
-  }
-
-  /** The session's accepted prompts that never ended (a killed node's), oldest first; forgets them. */
-  async takeUnsettled(sessionId: string): Promise<AcceptedPrompt[]> {
-    this.checkOpen();
-    return this.ledger.takeUnsettled(sessionId);
-  }
-
   /** Deletes a stored session, its history, ledger and ownership; resolves `false` when there was none. */
   async delete(sessionId: string): Promise<boolean> {
     this.checkOpen();
-    this.cache.forget(sessionId);
+    this.forget(sessionId);
     return this.sql.begin((tx) => this.remove(tx, sessionId));
   }
 
   /** Later calls reject with {@link StoreClosedError}; the pool is closed by the fleet. */
   async close(): Promise<void> {
     this.closed = true;
-    this.cache.clear();
+    this.forgetAll();
   }
 
   /** Runs inside the save transaction; returns the session's new revision. */
@@ -166,26 +132,19 @@ export class PostgresSessionStore {
     if (claim.owner !== undefined) throw new SessionOwnedByOtherNodeError(sessionId, claim.owner.nodeId);
     const [position] = await tx<Position[]>`SELECT first_seq, next_seq, revision FROM sluice_sessions
       WHERE session_id = ${sessionId} FOR UPDATE`;
-    let firstSeq = Number(position?.first_seq ?? 0);
-    let nextSeq = Number(position?.next_seq ?? 0);
+    const firstSeq = Number(position?.first_seq ?? 0);
+    const nextSeq = Number(position?.next_seq ?? 0);
     const revision = Number(position?.revision ?? 0);
     const stored =
       position === undefined ? [] : await this.storedMessages(tx, sessionId, revision, firstSeq, nextSeq);
-    if (stored === undefined) {
-      // The stored rows do not match the session's bookkeeping: start its history afresh.
-      await tx`DELETE FROM sluice_session_messages WHERE session_id = ${sessionId}`;
-      firstSeq = nextSeq;
-    }
-    const kept = stored === undefined ? 0 : conversationOverlap(stored, messages);
-    const trimmed = (stored?.length ?? 0) - kept;
-    if (trimmed > 0) {
-      firstSeq += trimmed;
-      await tx`DELETE FROM sluice_session_messages WHERE session_id = ${sessionId} AND seq < ${firstSeq}`;
-    }
-    if (kept < messages.length) {
-      const added = messages.slice(kept);
-      const seqs = added.map((_, index) => nextSeq + index);
-      nextSeq += added.length;
+    const delta = historyDelta(stored, messages, firstSeq, nextSeq);
+    // The stored rows do not match the session's bookkeeping: start its history afresh.
+    if (delta.restart) await tx`DELETE FROM sluice_session_messages WHERE session_id = ${sessionId}`;
+    if (delta.trimmed > 0)
+      await tx`DELETE FROM sluice_session_messages WHERE session_id = ${sessionId} AND seq < ${delta.firstSeq}`;
+    const { added } = delta;
+    if (added.length > 0) {
+      const seqs = added.map((_, index) => delta.appendAt + index);
       await tx`INSERT INTO sluice_session_messages (session_id, seq, role, content, name, tool_call_id)
         SELECT ${sessionId}, * FROM unnest(${seqs}::bigint[], ${added.map((m) => m.role)}::text[],
           ${added.map((m) => m.content)}::text[], ${added.map((m) => m.name ?? null)}::text[],
@@ -194,7 +153,7 @@ export class PostgresSessionStore {
     await tx`INSERT INTO sluice_sessions (${tx.unsafe(SESSION_COLUMNS)}, revision, saved_order)
       VALUES (${sessionId}, ${record.workspaceCwd}, ${record.cwd}, ${record.scope}, ${record.createdAt},
               ${record.updatedAt}, ${record.displayName ?? null}, ${record.forkedFrom?.sessionId ?? null},
-              ${firstSeq}, ${nextSeq}, ${revision + 1}, nextval('sluice_sessions_saved_order_seq'))
+              ${delta.firstSeq}, ${delta.nextSeq}, ${revision + 1}, nextval('sluice_sessions_saved_order_seq'))
       ON CONFLICT (session_id) DO UPDATE SET
         workspace_cwd = excluded.workspace_cwd, cwd = excluded.cwd, scope = excluded.scope,
         created_at = excluded.created_at, updated_at = excluded.updated_at,
@@ -213,7 +172,7 @@ export class PostgresSessionStore {
     firstSeq: number,
     nextSeq: number,
   ): Promise<readonly ConversationMessage[] | undefined> {
-    const cached = this.cache.messages(sessionId, revision);
+    const cached = this.cachedMessages(sessionId, revision);
     if (cached !== undefined) return cached;
     const rows = await tx<MessageRow[]>`SELECT role, content, name, tool_call_id FROM sluice_session_messages
       WHERE session_id = ${sessionId} ORDER BY seq`;
@@ -234,7 +193,7 @@ export class PostgresSessionStore {
       ORDER BY s.saved_order LIMIT ${excess}`;
     for (const { session_id: sessionId } of oldest) {
       await this.remove(tx, sessionId);
-      this.cache.forget(sessionId);
+      this.forget(sessionId);
     }
   }
 
@@ -255,7 +214,7 @@ export class PostgresSessionStore {
     return this.parts.loseLease();
   }
 
-  private checkOpen(): void {
+  protected checkOpen(): void {
     if (this.closed) throw new StoreClosedError(this.parts.store);
   }
 }

@@ -1,5 +1,5 @@
 import type { Sql, TransactionSql } from 'postgres';
-import type { SessionOwner } from './session-types.js';
+import type { SessionOwner } from '@sluice/store';
 
 /** What a claim found: whether this node's lease holds, and the other live owner if any. */
 export interface ClaimOutcome {

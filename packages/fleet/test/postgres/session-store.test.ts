@@ -1,4 +1,5 @@
 import { FakeClock } from '@sluice/runtime/testing';
+import type { SessionRecord } from '@sluice/store';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   SessionOwnedByOtherNodeError,
@@ -7,7 +8,6 @@ import {
   type PostgresFleet,
   type PostgresFleetOptions,
 } from '../../src/index.js';
-import type { SessionRecord } from '../../src/postgres/session-types.js';
 import { freshSchema, PG_URL, type TestSchema } from './pg-schema.js';
 
 const LEASE_MS = 10_000;

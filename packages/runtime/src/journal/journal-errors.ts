@@ -1,4 +1,5 @@
 import { SluiceError } from '@sluice/protocol';
+import { NEWER_DATA_DIR_ADVICE, SchemaTooNewError } from '@sluice/store';
 
 // The journal's errors, apart from the SQLite journal itself so that code which only needs to
 // name them (the daemon's lazily opened journal) does not load SQLite.
@@ -18,17 +19,10 @@ export class JournalWriteError extends SluiceError<'journal_write_failed'> {
 }
 
 /** A journal file written by a newer build: this one refuses to open it rather than guess. */
-export class JournalSchemaTooNewError extends SluiceError<'journal_schema_too_new'> {
+export class JournalSchemaTooNewError extends SchemaTooNewError<'journal_schema_too_new'> {
   readonly code = 'journal_schema_too_new';
-  readonly retryable = false;
-  constructor(
-    readonly path: string,
-    readonly found: number,
-    readonly known: number,
-  ) {
-    super(
-      `Journal "${path}" has schema version ${found}, newer than the ${known} this build knows: it was written by a newer Sluice; run that one, or start this one with another --data-dir`,
-    );
+  constructor(path: string, found: number, known: number) {
+    super(path, found, known, 'Journal', NEWER_DATA_DIR_ADVICE);
   }
 }
 

@@ -1,15 +1,13 @@
 import Database from 'better-sqlite3';
+import { latestVersion, type Migration, type MigrationOutcome } from '@sluice/store';
 import { JournalSchemaTooNewError } from './journal-errors.js';
 import { markAllSettled, reconcileInterruptedCalls } from './sqlite-reconcile.js';
 
-/** One forward-only schema step; `version` is the `PRAGMA user_version` once it has run. */
-export interface JournalMigration {
-  readonly version: number;
-  readonly sql: string;
-}
-
-/** The journal's migrations, oldest first. Released entries never change; new ones are appended. */
-export const JOURNAL_MIGRATIONS: readonly JournalMigration[] = [
+/**
+ * The journal's migrations, oldest first; a step's `version` is the `PRAGMA user_version` once
+ * it has run. Released entries never change; new ones are appended.
+ */
+export const JOURNAL_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     sql: `
@@ -67,13 +65,7 @@ export const JOURNAL_MIGRATIONS: readonly JournalMigration[] = [
 ];
 
 /** The schema version this build writes and reads. */
-export const JOURNAL_SCHEMA_VERSION = JOURNAL_MIGRATIONS[JOURNAL_MIGRATIONS.length - 1]?.version ?? 0;
-
-/** What {@link migrateJournal} did: the version found and the version left. */
-export interface MigrationOutcome {
-  from: number;
-  to: number;
-}
+export const JOURNAL_SCHEMA_VERSION = latestVersion(JOURNAL_MIGRATIONS);
 
 /**
  * Applies the migrations newer than the database's `user_version`, all in one immediate
@@ -82,10 +74,9 @@ export interface MigrationOutcome {
  */
 export function migrateJournal(
   db: Database.Database,
-  migrations: readonly JournalMigration[] = JOURNAL_MIGRATIONS,
+  migrations: readonly Migration[] = JOURNAL_MIGRATIONS,
 ): MigrationOutcome {
-  checkMigrationOrder(migrations);
-  const latest = migrations[migrations.length - 1]?.version ?? 0;
+  const latest = latestVersion(migrations);
   // A current file needs no write lock: another process writing it must not stall this open.
   const current = userVersion(db);
   if (current === latest) return { from: current, to: current };
@@ -145,16 +136,4 @@ export interface JournalOpening {
 
 function userVersion(db: Database.Database): number {
   return db.pragma('user_version', { simple: true }) as number;
-}
-
-function checkMigrationOrder(migrations: readonly JournalMigration[]): void {
-  let previous = 0;
-  for (const { version } of migrations) {
-    if (!Number.isInteger(version) || version <= previous) {
-      throw new RangeError(
-        `migration versions must be increasing positive integers, got ${version} after ${previous}`,
-      );
-    }
-    previous = version;
-  }
 }

@@ -1,47 +1,31 @@
-/**
- * A session as every session store keeps it — the daemon's SQLite store and the fleet's
- * PostgreSQL one share the columns — and the conversion between its rows and the record. Here,
- * rather than in the daemon, for the reason of {@link HistoryMessage}: the fleet may not import
- * the daemon. The daemon's `SessionRecord` and `ConversationMessage` have these shapes.
- */
+import type { ConversationMessage, SessionRecord, SessionScope } from './session-record.js';
 
-/** One message of a stored history. */
-export interface StoredMessage {
-  role: 'user' | 'assistant' | 'tool';
-  content: string;
-  name?: string;
-  toolCallId?: string;
-}
+// A session as every session store keeps it — the daemon's SQLite store and the fleet's
+// PostgreSQL one share the tables `sluice_sessions` and `sluice_session_messages` — and the
+// conversion between their rows and the record.
 
-/** What a store keeps of one session. */
-export interface StoredSessionRecord {
-  sessionId: string;
-  workspaceCwd: string;
-  cwd: string;
-  scope: 'single' | 'thread';
-  /** Wall-clock epoch milliseconds. */
-  createdAt: number;
-  updatedAt: number;
-  displayName?: string;
-  forkedFrom?: { sessionId: string };
-  conversation: StoredMessage[];
-}
-
-/** The metadata columns of a session row (a `bigint` column may arrive as a string). */
-export interface SessionMetadataRow {
+/** A row of `sluice_sessions` as a store reads it (a PostgreSQL `bigint` arrives as a string). */
+export interface SessionRow {
   session_id: string;
   workspace_cwd: string;
   cwd: string;
-  scope: 'single' | 'thread';
+  scope: SessionScope;
   created_at: string | number;
   updated_at: string | number;
   display_name: string | null;
   forked_from_session_id: string | null;
+  /** The session's stored messages are those of `seq` in `[first_seq, next_seq)`. */
+  first_seq: string | number;
+  next_seq: string | number;
 }
 
-/** A row of a session's messages. */
-export interface StoredMessageRow {
-  role: StoredMessage['role'];
+/** The columns of a {@link SessionRow}, in its order. */
+export const SESSION_COLUMNS =
+  'session_id, workspace_cwd, cwd, scope, created_at, updated_at, display_name, forked_from_session_id, first_seq, next_seq';
+
+/** A row of `sluice_session_messages` as a store reads it. */
+export interface MessageRow {
+  role: ConversationMessage['role'];
   content: string;
   name: string | null;
   tool_call_id: string | null;
@@ -50,8 +34,8 @@ export interface StoredMessageRow {
 const ROLES: ReadonlySet<string> = new Set(['user', 'assistant', 'tool']);
 
 /** A session's metadata from its row. */
-export function toMetadata(row: SessionMetadataRow): Omit<StoredSessionRecord, 'conversation'> {
-  const metadata: Omit<StoredSessionRecord, 'conversation'> = {
+export function toMetadata(row: SessionRow): Omit<SessionRecord, 'conversation'> {
+  const metadata: Omit<SessionRecord, 'conversation'> = {
     sessionId: row.session_id,
     workspaceCwd: row.workspace_cwd,
     cwd: row.cwd,
@@ -65,23 +49,23 @@ export function toMetadata(row: SessionMetadataRow): Omit<StoredSessionRecord, '
 }
 
 /** A stored message, its absent optional fields left out. */
-export function fromMessageRow(row: StoredMessageRow): StoredMessage {
-  const message: StoredMessage = { role: row.role, content: row.content };
+export function fromMessageRow(row: MessageRow): ConversationMessage {
+  const message: ConversationMessage = { role: row.role, content: row.content };
   if (row.name !== null) message.name = row.name;
   if (row.tool_call_id !== null) message.toolCallId = row.tool_call_id;
   return message;
 }
 
 /** A copy of the stored fields of `message`, so that the caller's object is not shared. */
-export function copyMessage(message: StoredMessage): StoredMessage {
-  const copy: StoredMessage = { role: message.role, content: message.content };
+export function copyMessage(message: ConversationMessage): ConversationMessage {
+  const copy: ConversationMessage = { role: message.role, content: message.content };
   if (message.name !== undefined) copy.name = message.name;
   if (message.toolCallId !== undefined) copy.toolCallId = message.toolCallId;
   return copy;
 }
 
-/** True when `value` has the shape of a {@link StoredMessage}. */
-export function isStoredMessage(value: unknown): value is StoredMessage {
+/** True when `value` has the shape of a {@link ConversationMessage}. */
+export function isConversationMessage(value: unknown): value is ConversationMessage {
   if (typeof value !== 'object' || value === null) return false;
   const candidate = value as Record<string, unknown>;
   return (
@@ -94,7 +78,7 @@ export function isStoredMessage(value: unknown): value is StoredMessage {
 }
 
 /** Validates every stored field, so that a malformed record fails its own save and nothing else. */
-export function checkRecord(record: StoredSessionRecord): void {
+export function checkRecord(record: SessionRecord): void {
   if (typeof record !== 'object' || record === null)
     throw new TypeError(`session record must be an object, got ${String(record)}`);
   for (const field of ['sessionId', 'workspaceCwd', 'cwd'] as const) {
@@ -123,7 +107,7 @@ export function checkRecord(record: StoredSessionRecord): void {
   if (!Array.isArray(record.conversation))
     throw new TypeError(`session record conversation must be an array, got ${typeof record.conversation}`);
   record.conversation.forEach((message: unknown, index) => {
-    if (!isStoredMessage(message))
+    if (!isConversationMessage(message))
       throw new TypeError(`session record conversation[${index}] is not a conversation message`);
   });
 }

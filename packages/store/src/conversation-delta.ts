@@ -1,16 +1,7 @@
-/**
- * A stored message of a conversation history, as session stores keep it (the daemon's
- * `ConversationMessage` has this shape). Here, rather than in the daemon, because every session
- * store — the daemon's SQLite one and the fleet's PostgreSQL one — saves a history by its delta.
- */
-export interface HistoryMessage {
-  role: string;
-  content: string;
-  name?: string;
-  toolCallId?: string;
-}
+import type { ConversationMessage } from './session-record.js';
 
-type ConversationMessage = HistoryMessage;
+// Every session store — the daemon's SQLite one and the fleet's PostgreSQL one — saves a
+// history by its delta: the messages a turn appended, and the deletion of those trimmed.
 
 /** True when two messages have the same role, text, name and tool call id. */
 export function sameMessage(a: ConversationMessage, b: ConversationMessage): boolean {

@@ -1,32 +1,34 @@
-import { messageBytes, type HistoryMessage } from './conversation-delta.js';
+import { messageBytes } from './conversation-delta.js';
+import type { ConversationMessage } from './session-record.js';
 
 /** What the store last saved of one session: its messages `[firstSeq, firstSeq + messages.length)`. */
-interface CachedConversation<M extends HistoryMessage> {
+interface CachedConversation {
   revision: number;
-  messages: readonly M[];
+  messages: readonly ConversationMessage[];
   bytes: number;
 }
 
 /**
  * The message text of the conversations a session store (the daemon's SQLite one, the fleet's
- * PostgreSQL one) last saved or loaded, so that a save finds the messages to append without reading the stored ones back. Bounded by
- * `maxBytes` of message text, least recently remembered dropped first; `0` keeps nothing.
+ * PostgreSQL one) last saved or loaded, so that a save finds the messages to append without
+ * reading the stored ones back. Bounded by `maxBytes` of message text, least recently
+ * remembered dropped first; `0` keeps nothing.
  */
-export class ConversationCache<M extends HistoryMessage = HistoryMessage> {
+export class ConversationCache {
   /** Least recently used first. */
-  private readonly entries = new Map<string, CachedConversation<M>>();
+  private readonly entries = new Map<string, CachedConversation>();
   private bytes = 0;
 
   constructor(readonly maxBytes: number) {}
 
   /** The cached messages of the session when they are those of `revision`. */
-  messages(sessionId: string, revision: number): readonly M[] | undefined {
+  messages(sessionId: string, revision: number): readonly ConversationMessage[] | undefined {
     const cached = this.entries.get(sessionId);
     return cached !== undefined && cached.revision === revision ? cached.messages : undefined;
   }
 
   /** Keeps `messages` as the session's `revision`, dropping the oldest entries beyond the bound. */
-  remember(sessionId: string, revision: number, messages: readonly M[]): void {
+  remember(sessionId: string, revision: number, messages: readonly ConversationMessage[]): void {
     this.forget(sessionId);
     if (this.maxBytes === 0) return;
     let bytes = 0;
