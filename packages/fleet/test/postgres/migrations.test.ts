@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import {
   STORE_SCHEMA_VERSION,
   StoreSchemaTooNewError,
@@ -7,13 +7,14 @@ import {
 } from '../../src/index.js';
 import { freshSchema, PG_URL, type TestSchema } from './pg-schema.js';
 
+// Each test gets a schema of its own: none depends on what another left behind.
 let schema: TestSchema;
 
-beforeAll(async () => {
+beforeEach(async () => {
   schema = await freshSchema('migrations');
 });
 
-afterAll(async () => {
+afterEach(async () => {
   await schema.drop();
 });
 
@@ -65,6 +66,7 @@ describe('store migrations', () => {
 
   test('a database migrated by a newer build is refused, naming both versions, and left unchanged', async () => {
     const newer = STORE_SCHEMA_VERSION + 1;
+    await (await openPostgresFleet({ url: PG_URL, schema: schema.name })).close();
     await schema.sql`UPDATE sluice_schema_migrations SET version = ${newer} WHERE component = 'fleet.postgres'`;
     try {
       const opening = openPostgresFleet({ url: PG_URL, schema: schema.name });
