@@ -76,6 +76,17 @@ describe('sluice status', () => {
     expect(out).toContain(`\n\nsluice ${daemon.url}  ok`);
   });
 
+  test.each([[['--watch']], [['--watch', '--json']]])(
+    'the README example `sluice status` with %j and no value redraws at the default pace',
+    async (flags) => {
+      const watch = spawnCli(['status', '--url', daemon.url, ...flags]);
+      const out = await watch.waitForStdout((text) => text.length > 0);
+      expect(await watch.stop('SIGINT')).toBe(0);
+      expect(watch.stderr()).toBe('');
+      expect(out).toContain(flags.includes('--json') ? '"sessionCount":1' : `sluice ${daemon.url}  ok`);
+    },
+  );
+
   test('GET /daemon/sessions refuses a size out of range with invalid_size', async () => {
     const response = await api(daemon.url, 'GET', '/daemon/sessions?size=0');
     expect(response.status).toBe(400);

@@ -38,7 +38,7 @@ export function addStatusCommand(program: Command): Command {
         '--watch [ms]',
         `redraw every ms milliseconds (default ${DEFAULT_WATCH_MS}) until interrupted`,
       )
-        .preset(DEFAULT_WATCH_MS)
+        .preset(String(DEFAULT_WATCH_MS)) // given to the parser below like a typed value
         .argParser(integer(100, MAX_TIMER_MS)),
     )
     .addOption(
