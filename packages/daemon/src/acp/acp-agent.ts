@@ -1,8 +1,7 @@
-import { describeValue } from '@sluice/protocol';
+import { CodedError, describeValue } from '@sluice/protocol';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import * as acp from '@agentclientprotocol/sdk';
 import type { AcpDaemon } from './acp-daemon.js';
-import { HttpError } from '../wire/index.js';
 import { isAbsolute } from 'node:path';
 import {
   DaemonDrainingError,
@@ -119,7 +118,7 @@ function cwdOf(params: { cwd?: string }): { cwd?: string } {
 
 function pageSize(size: number): number {
   if (Number.isSafeInteger(size) && size >= 1) return Math.min(size, ACP_LIST_PAGE_SIZE);
-  throw new HttpError(400, 'invalid_size', `size must be a positive integer, got ${String(size)}`);
+  throw new CodedError('invalid_size', `size must be a positive integer, got ${String(size)}`);
 }
 
 /**

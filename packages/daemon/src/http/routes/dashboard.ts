@@ -2,7 +2,6 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import {
   DashboardFeed,
-  DashboardViewerLimitError,
   type DashboardFeedOptions,
   type DashboardSnapshot,
   type ObservedDaemon,
@@ -89,12 +88,8 @@ export function dashboardRoutes(
 
   app.get('/dashboard/stream', (request, reply) => {
     const viewer = new LatestSnapshot();
-    try {
-      viewer.unsubscribe = feed.subscribe(viewer.push);
-    } catch (error) {
-      if (!(error instanceof DashboardViewerLimitError)) throw error;
-      return reply.code(429).header('Retry-After', '5').send({ error: error.message, code: error.code });
-    }
+    // A full feed throws `dashboard_viewer_limit` (429, Retry-After 5) before the reply is ours.
+    viewer.unsubscribe = feed.subscribe(viewer.push);
     reply.hijack();
     writeSse(request.raw, reply.raw, viewer, {
       heartbeatMs: options.heartbeatMs,

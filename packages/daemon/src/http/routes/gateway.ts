@@ -6,6 +6,7 @@ import {
   type ModelRuntime,
   type TaskBudget,
 } from '@sluice/runtime';
+import { CodedError } from '@sluice/protocol';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   ChunkWriter,
@@ -20,7 +21,6 @@ import {
   type GatewayCaller,
 } from '../../gateway/index.js';
 import { BUDGET_HEADER, gatewayCallBudget, type DurableBudgets } from '../../budgets/index.js';
-import { HttpError } from '../../wire/index.js';
 import { gatewayCallerOf } from '../security.js';
 
 /** What the model gateway routes use. */
@@ -88,7 +88,7 @@ export function gatewayRoutes(app: FastifyInstance, deps: GatewayDeps): void {
     async (request) => {
       const read = deps.journal.recordsForSession?.bind(deps.journal);
       if (read === undefined)
-        throw new HttpError(501, 'journal_not_readable', 'This daemon journal cannot be read back');
+        throw new CodedError('journal_not_readable', 'This daemon journal cannot be read back');
       const records = await read(request.params.id);
       return { calls: promptCalls(records, request.params.promptId) };
     },

@@ -1,7 +1,7 @@
 import { runReportOf, type Journal, type JournalRecord, type TaskRunReport } from '@sluice/runtime';
 import type { FastifyInstance } from 'fastify';
 import type { SessionBridge } from '../../sessions/index.js';
-import { HttpError } from '../../wire/index.js';
+import { CodedError } from '@sluice/protocol';
 
 /** A prompt's run report: its model calls, their usage, cost and phase times, with totals. */
 export interface PromptRunReport extends TaskRunReport {
@@ -22,11 +22,10 @@ export function runReportRoutes(app: FastifyInstance, journal: Journal, sessions
       const { id: sessionId, promptId } = request.params;
       const read = journal.recordsForSession?.bind(journal);
       if (read === undefined)
-        throw new HttpError(501, 'journal_not_readable', 'This daemon journal cannot be read back');
+        throw new CodedError('journal_not_readable', 'This daemon journal cannot be read back');
       const records = promptRecords(await read(sessionId), promptId);
       if (records.length === 0 && !isPending(sessions, sessionId, promptId))
-        throw new HttpError(
-          404,
+        throw new CodedError(
           'prompt_not_found',
           `No model call of prompt "${promptId}" is recorded for session "${sessionId}"`,
           { sessionId, promptId },

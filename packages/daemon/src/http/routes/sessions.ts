@@ -1,7 +1,7 @@
+import { CodedError } from '@sluice/protocol';
 import type { FastifyInstance } from 'fastify';
 import { withOpenPermissions, type PermissionBroker } from '../../permissions/index.js';
 import type { SessionBridge } from '../../sessions/index.js';
-import { HttpError } from '../../wire/index.js';
 import { withWireTimes } from '../wire-time.js';
 import { assertAdmitting, clientIdOf, registeredClientIdOf, type SessionParams } from '../request-helpers.js';
 import { parseInput } from '../schemas/parse-input.js';
@@ -131,7 +131,7 @@ export function sessionClientRoutes(app: FastifyInstance, sessions: SessionBridg
   app.post<{ Params: SessionParams }>('/session/:id/detach', async (request, reply) => {
     const clientId = clientIdOf(request);
     if (clientId === undefined)
-      throw new HttpError(400, 'invalid_client_id', 'X-Qwen-Client-Id header is required to detach', {
+      throw new CodedError('invalid_client_id', 'X-Qwen-Client-Id header is required to detach', {
         sessionId: request.params.id,
       });
     sessions.detachClient(request.params.id, clientId);
