@@ -115,8 +115,8 @@ test('a daemon with a token asks for it on /openapi.json, as on every route but 
 });
 
 test('the routes answer with the success shapes the document describes', async () => {
-  const schemas = await import('../../src/http/openapi/openapi-document.js');
-  const docs = new Map(schemas.ROUTE_DOCS.map((route) => [`${route.method} ${route.path}`, route]));
+  const { ROUTES } = await import('../../src/http/routes/index.js');
+  const docs = new Map(ROUTES.map((route) => [`${route.method} ${route.path}`, route]));
   const expectShape = (route: string, status: number, body: unknown): void => {
     const schema = docs.get(route)?.responses[status]?.schema;
     expect(schema, route).toBeDefined();
