@@ -63,6 +63,14 @@ describe('GET /openapi.json', () => {
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
   });
 
+  test('the server registers exactly the routes of the one route list', async () => {
+    // A route registered outside routes/index.ts (or listed but not mounted) fails here.
+    const { servedRoutes } = await import('../../src/http/routes/index.js');
+    const listed = servedRoutes(true).map((route) => `${route.method} ${route.path}`);
+    expect(new Set(listed).size).toBe(listed.length);
+    expect([...registered].sort()).toEqual(listed.sort());
+  });
+
   test('lists every route the server registers, and only those', () => {
     expect(registered.size).toBeGreaterThan(20);
     expect([...documentedRoutes()].sort()).toEqual([...registered].sort());

@@ -21,7 +21,7 @@ export const OPENAPI_ROUTE = defineRoute(
     method: 'GET',
     path: '/openapi.json',
     tag: 'discovery',
-    summary: 'This document',
+    summary: 'This API as an OpenAPI 3.1 document',
     description: 'Generated from the schemas the routes validate with; built on the first request.',
     responses: { 200: { description: 'An OpenAPI 3.1 document.', schema: OpenApiDocument } },
   },
