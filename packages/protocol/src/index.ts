@@ -12,6 +12,8 @@ export {
   type OverloadCapacity,
 } from './model.js';
 export { SluiceError, type SluiceErrorOptions } from './errors.js';
+export { CataloguedError, CodedError } from './catalogued-error.js';
+export { ERROR_CATALOGUE, type CodesOf, type WireErrorCode, type WireForm } from './error-catalogue.js';
 export {
   CLIENT_ID_HEADER,
   EVENT_EPOCH_HEADER,

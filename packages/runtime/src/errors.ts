@@ -1,15 +1,14 @@
-import { SluiceError, type ModelErrorCode, type OverloadCapacity } from '@sluice/protocol';
+import { CataloguedError, type ModelErrorCode, type OverloadCapacity, type WireForm } from '@sluice/protocol';
 
 /**
  * Base of every error the model runtime reports. `code` is stable on the wire; `retryable`
  * says whether the same call may succeed if simply tried again later.
  */
-export abstract class ModelRuntimeError extends SluiceError<ModelErrorCode> {}
+export abstract class ModelRuntimeError extends CataloguedError<ModelErrorCode> {}
 
 /** A capacity of the scheduler was full; nothing was accepted (SCH-14). */
 export class OverloadedError extends ModelRuntimeError {
   readonly code = 'model_overloaded';
-  readonly retryable = true;
   constructor(
     readonly capacity: OverloadCapacity,
     readonly limit: number,
@@ -20,6 +19,11 @@ export class OverloadedError extends ModelRuntimeError {
     readonly retryAfterMs: number = 1_000,
   ) {
     super(overloadMessage(capacity, limit), { stack: false });
+  }
+
+  /** `Retry-After` from the scheduler's estimate rather than the catalogue's 1 s. */
+  override wireForm(): WireForm {
+    return { ...super.wireForm(), retryAfter: Math.ceil(this.retryAfterMs / 1_000) };
   }
 }
 
@@ -39,7 +43,6 @@ function overloadMessage(capacity: OverloadCapacity, limit: number): string {
 /** The serialized request exceeds `maxRequestBytes`; nothing was accepted (SCH-17). */
 export class RequestTooLargeError extends ModelRuntimeError {
   readonly code = 'request_too_large';
-  readonly retryable = false;
   constructor(readonly limitBytes: number) {
     super(`Model request is larger than maxRequestBytes (${limitBytes} bytes); shorten the conversation`);
   }
@@ -51,7 +54,6 @@ export type TimeoutPhase = 'admission' | 'queued' | 'preparing' | 'executing';
 /** A controlled timeout: the call's absolute deadline passed (SCH-6). */
 export class TimeoutError extends ModelRuntimeError {
   readonly code: ModelErrorCode = 'model_timeout';
-  readonly retryable = true;
   constructor(
     readonly timeoutMs: number,
     readonly phase: TimeoutPhase,
@@ -71,7 +73,6 @@ export class QueueTimeoutError extends TimeoutError {
 /** The call's timeout cannot form a usable deadline (SCH-7). */
 export class InvalidTimeoutError extends ModelRuntimeError {
   readonly code = 'invalid_timeout';
-  readonly retryable = false;
   constructor(readonly timeout: unknown) {
     super(`timeout must be a non-negative number of milliseconds, got ${String(timeout)}`);
   }
@@ -83,7 +84,6 @@ export type BudgetReason = 'calls' | 'input_tokens' | 'output_tokens' | 'cost' |
 /** The task budget is exhausted or was stopped; the typed reason is kept (SCH-14). */
 export class BudgetError extends ModelRuntimeError {
   readonly code = 'budget_exhausted';
-  readonly retryable = false;
   constructor(
     readonly reason: BudgetReason,
     readonly taskId: string,
@@ -96,7 +96,6 @@ export class BudgetError extends ModelRuntimeError {
 /** The host cancelled the call, or a stream's consumer went away. */
 export class CancelledError extends ModelRuntimeError {
   readonly code = 'model_cancelled';
-  readonly retryable = false;
   constructor(readonly reason: 'host' | 'consumer_gone' = 'host') {
     super(reason === 'host' ? 'Model call was cancelled' : 'Model stream consumer went away');
   }
@@ -105,7 +104,6 @@ export class CancelledError extends ModelRuntimeError {
 /** The runtime is shutting down and accepts no work; queued work is cancelled with this. */
 export class RuntimeStoppedError extends ModelRuntimeError {
   readonly code = 'runtime_stopped';
-  readonly retryable = false;
   constructor() {
     super('Model runtime is shutting down');
   }
@@ -125,7 +123,6 @@ export interface RecordingEvidence {
 /** The `ModelRequest` record could not be confirmed; the provider was never started (SCH-15). */
 export class RecordingError extends ModelRuntimeError {
   readonly code: ModelErrorCode = 'model_recording_failed';
-  readonly retryable = false;
   constructor(
     readonly evidence: RecordingEvidence,
     options?: { cause?: unknown },
@@ -174,13 +171,34 @@ export class ProviderError extends ModelRuntimeError {
    * or serializing the error never shows it (its message may quote the prompt).
    */
   declare readonly upstream: UpstreamError | undefined;
+  readonly #retryable: boolean;
   constructor(
     message: string,
-    readonly retryable: boolean,
+    retryable: boolean,
     readonly status?: number,
     options?: { cause?: unknown; upstream?: UpstreamError },
   ) {
     super(message, options);
+    this.#retryable = retryable;
     Object.defineProperty(this, 'upstream', { value: options?.upstream, enumerable: false });
+  }
+
+  /** Per call: whether the provider's failure may pass (a 429, a 5xx, a network error). */
+  override get retryable(): boolean {
+    return this.#retryable;
+  }
+
+  /** An upstream's answer keeps the upstream's status and `Retry-After` (never logged). */
+  override wireForm(): WireForm {
+    const upstream = this.upstream;
+    if (upstream === undefined) return super.wireForm();
+    const form = { status: upstream.status, retryable: this.#retryable };
+    return upstream.retryAfter === undefined ? form : { ...form, retryAfter: upstream.retryAfter };
+  }
+
+  /** The upstream's own error object, for the gateway to relay. */
+  override wireDetails(): Record<string, unknown> {
+    const error = this.upstream?.error;
+    return error === undefined ? {} : { upstream: error };
   }
 }

@@ -1,6 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { AcpDaemon } from './acp-daemon.js';
-import { HttpError } from '../wire/index.js';
+import { CodedError } from '@sluice/protocol';
 import { WorkspaceMismatchError } from '../sessions/index.js';
 import type { ListSessionsParams } from './client-params.js';
 
@@ -48,5 +48,5 @@ export async function listPage(
 
 function pageSize(size: number): number {
   if (Number.isSafeInteger(size) && size >= 1) return Math.min(size, ACP_LIST_PAGE_SIZE);
-  throw new HttpError(400, 'invalid_size', `size must be a positive integer, got ${String(size)}`);
+  throw new CodedError('invalid_size', `size must be a positive integer, got ${String(size)}`);
 }

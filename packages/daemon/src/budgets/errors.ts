@@ -1,75 +1,81 @@
-import { HttpError } from '../wire/index.js';
+import { CataloguedError, type CodesOf } from '@sluice/protocol';
 
-/** The stable codes of durable budgets' errors (issue 21). */
-export type BudgetErrorCode =
+/** The stable codes of durable budgets' errors (issue 21); their wire forms are in the catalogue. */
+export type BudgetErrorCode = CodesOf<
   | 'invalid_budget'
   | 'budget_not_found'
   | 'budget_exists'
   | 'budget_limit_reached'
   | 'budget_conflict'
-  | 'journal_not_readable';
+  | 'journal_not_readable'
+>;
 
-/** A budget request that cannot be used as sent: 400, naming the field and what to fix. */
-export class InvalidBudgetError extends HttpError {
-  constructor(message: string) {
-    super(400, 'invalid_budget', message);
-  }
+/** Base of durable budgets' errors: a stable `code`, never a message to match. */
+export abstract class DurableBudgetError extends CataloguedError<BudgetErrorCode> {}
+
+/** A budget request that cannot be used as sent (`400`), naming the field and what to fix. */
+export class InvalidBudgetError extends DurableBudgetError {
+  readonly code = 'invalid_budget';
 }
 
-/** No durable budget has this id: 404 (at admission, before a prompt's 202). */
-export class BudgetNotFoundError extends HttpError {
+/** No durable budget has this id (`404`; at admission, before a prompt's 202). */
+export class BudgetNotFoundError extends DurableBudgetError {
+  readonly code = 'budget_not_found';
   constructor(readonly budgetId: string) {
-    super(404, 'budget_not_found', `No budget with id "${budgetId}"; create it with POST /budgets`, {
-      budgetId,
-    });
+    super(`No budget with id "${budgetId}"; create it with POST /budgets`);
+  }
+
+  override wireDetails(): Record<string, unknown> {
+    return { budgetId: this.budgetId };
   }
 }
 
-/** `POST /budgets` named an id that is taken: 409. Budgets are never redefined. */
-export class BudgetExistsError extends HttpError {
+/** `POST /budgets` named an id that is taken (`409`). Budgets are never redefined. */
+export class BudgetExistsError extends DurableBudgetError {
+  readonly code = 'budget_exists';
   constructor(readonly budgetId: string) {
-    super(
-      409,
-      'budget_exists',
-      `A budget with id "${budgetId}" exists; read it with GET /budgets/${budgetId}`,
-      {
-        budgetId,
-      },
-    );
+    super(`A budget with id "${budgetId}" exists; read it with GET /budgets/${budgetId}`);
+  }
+
+  override wireDetails(): Record<string, unknown> {
+    return { budgetId: this.budgetId };
   }
 }
 
-/** The store holds `maxBudgets` definitions already: 409 until the operator raises the limit. */
-export class BudgetLimitReachedError extends HttpError {
+/** The store holds `maxBudgets` definitions already (`409` until the operator raises the limit). */
+export class BudgetLimitReachedError extends DurableBudgetError {
+  readonly code = 'budget_limit_reached';
   constructor(readonly limit: number) {
-    super(409, 'budget_limit_reached', `This daemon keeps at most ${limit} budgets (--max-budgets)`, {
-      limit,
-    });
+    super(`This daemon keeps at most ${limit} budgets (--max-budgets)`);
+  }
+
+  override wireDetails(): Record<string, unknown> {
+    return { limit: this.limit };
   }
 }
 
 /**
  * A gateway call named a budget (`X-Sluice-Budget`) other than the one of the turn it is made
- * for: 409. A turn's calls are charged to the turn's budget; an agent cannot move them.
+ * for (`409`). A turn's calls are charged to the turn's budget; an agent cannot move them.
  */
-export class BudgetConflictError extends HttpError {
-  constructor(named: string, turnBudget: string) {
-    super(
-      409,
-      'budget_conflict',
-      `This call belongs to a turn charged to budget "${turnBudget}"; X-Sluice-Budget names "${named}"`,
-      { budgetId: turnBudget },
-    );
+export class BudgetConflictError extends DurableBudgetError {
+  readonly code = 'budget_conflict';
+  constructor(
+    named: string,
+    readonly turnBudget: string,
+  ) {
+    super(`This call belongs to a turn charged to budget "${turnBudget}"; X-Sluice-Budget names "${named}"`);
+  }
+
+  override wireDetails(): Record<string, unknown> {
+    return { budgetId: this.turnBudget };
   }
 }
 
-/** The journal has no read side, so a durable budget's spend cannot be recovered: 501. */
-export class JournalNotReadableError extends HttpError {
+/** The journal has no read side, so a durable budget's spend cannot be recovered (`501`). */
+export class JournalNotReadableError extends DurableBudgetError {
+  readonly code = 'journal_not_readable';
   constructor() {
-    super(
-      501,
-      'journal_not_readable',
-      'This daemon journal cannot be read back, so budgets cannot be recovered',
-    );
+    super('This daemon journal cannot be read back, so budgets cannot be recovered');
   }
 }

@@ -1,15 +1,15 @@
-import { SluiceError, describeValue } from '@sluice/protocol';
-/** Stable codes of the event bus's errors; the HTTP layer maps them in its one table. */
-export type EventBusErrorCode =
-  'invalid_max_queued' | 'invalid_last_event_id' | 'subscriber_limit_exceeded' | 'event_not_serializable';
+import { CataloguedError, describeValue, type CodesOf } from '@sluice/protocol';
+/** Stable codes of the event bus's errors; their wire forms are in @sluice/protocol's catalogue. */
+export type EventBusErrorCode = CodesOf<
+  'invalid_max_queued' | 'invalid_last_event_id' | 'subscriber_limit_exceeded' | 'event_not_serializable'
+>;
 
 /** Base of every error the event bus throws: a stable `code`, never a message to match. */
-export abstract class EventBusError extends SluiceError<EventBusErrorCode> {}
+export abstract class EventBusError extends CataloguedError<EventBusErrorCode> {}
 
 /** `maxQueued` of a subscription is not an integer in [min, max] (HTTP `400 invalid_max_queued`). */
 export class InvalidMaxQueuedError extends EventBusError {
   readonly code = 'invalid_max_queued';
-  readonly retryable = false;
   constructor(
     readonly value: unknown,
     readonly min: number,
@@ -22,7 +22,6 @@ export class InvalidMaxQueuedError extends EventBusError {
 /** `lastEventId` of a subscription is not a non-negative integer. */
 export class InvalidLastEventIdError extends EventBusError {
   readonly code = 'invalid_last_event_id';
-  readonly retryable = false;
   constructor(readonly value: unknown) {
     super(`lastEventId must be a non-negative integer, got ${describeValue(value)}`);
   }
@@ -31,7 +30,6 @@ export class InvalidLastEventIdError extends EventBusError {
 /** The bus already holds `limit` subscriptions (HTTP `429 subscriber_limit_exceeded`). */
 export class SubscriberLimitExceededError extends EventBusError {
   readonly code = 'subscriber_limit_exceeded';
-  readonly retryable = true;
   constructor(readonly limit: number) {
     super(`Too many event subscribers for this session (limit ${limit})`);
   }
@@ -40,7 +38,6 @@ export class SubscriberLimitExceededError extends EventBusError {
 /** A published event cannot be written as JSON (a BigInt, a cycle); nothing was published. */
 export class EventNotSerializableError extends EventBusError {
   readonly code = 'event_not_serializable';
-  readonly retryable = false;
   constructor(
     readonly type: string,
     cause: unknown,

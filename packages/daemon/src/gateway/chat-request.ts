@@ -1,6 +1,5 @@
-import { describeValue } from '@sluice/protocol';
+import { CataloguedError, describeValue } from '@sluice/protocol';
 import type { ChatMessage, ContentPart, GenerationRequest, ToolCall } from '@sluice/runtime';
-import { HttpError } from '../wire/index.js';
 
 /** A `/v1/chat/completions` body read into what the runtime takes. */
 export interface ChatRequest {
@@ -29,11 +28,9 @@ const MESSAGE_FIELDS: ReadonlySet<string> = new Set([
  */
 export const MAX_BODY_DEPTH = 128;
 
-/** A malformed chat request: 400 with a message saying what to fix. */
-export class InvalidChatRequestError extends HttpError {
-  constructor(message: string) {
-    super(400, 'invalid_chat_request', message);
-  }
+/** A malformed chat request (`400`), with a message saying what to fix. */
+export class InvalidChatRequestError extends CataloguedError<'invalid_chat_request'> {
+  readonly code = 'invalid_chat_request';
 }
 
 /**

@@ -6,19 +6,8 @@ import { DEFAULT_SSE_HEARTBEAT_MS, mapError } from '../wire/index.js';
 import { registerJsonBody } from './json-body.js';
 import { requestLogHook, type RequestLog } from './request-log.js';
 import type { AcpHttpRegistryOptions } from '../acp/index.js';
-import { acpRoutes } from './routes/acp.js';
-import { dashboardRoutes } from './routes/dashboard.js';
-import { metricsRoutes } from './routes/metrics.js';
-import { budgetRoutes } from './routes/budgets.js';
-import { runReportRoutes } from './routes/run-reports.js';
-import { discoveryRoutes } from './routes/discovery.js';
-import { eventRoutes } from './routes/events.js';
-import { overviewRoutes } from './routes/overview.js';
-import { gatewayRoutes } from './routes/gateway.js';
-import { openApiRoutes } from './routes/openapi.js';
-import { permissionRoutes } from './routes/permissions.js';
-import { promptRoutes } from './routes/prompts.js';
-import { sessionClientRoutes, sessionListRoutes, sessionRoutes } from './routes/sessions.js';
+import { servedRoutes } from './routes/index.js';
+import type { RouteParts } from './route.js';
 import { securityGate } from './security.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS } from '../defaults.js';
 import { positiveInteger } from '../validate.js';
@@ -106,39 +95,33 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
     void reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?', 1)[0]} not found` });
   });
 
-  const { bridge: sessions, permissions } = daemon;
-  discoveryRoutes(app, sessions, daemon.runtime, daemon.config.workspace);
-  sessionRoutes(app, sessions);
-  sessionListRoutes(app, sessions, permissions);
-  sessionClientRoutes(app, sessions);
-  overviewRoutes(app, sessions, permissions);
-  promptRoutes(app, sessions, daemon.budgets);
-  eventRoutes(app, sessions, heartbeatMs);
-  permissionRoutes(app, sessions, permissions);
-  gatewayRoutes(app, { runtime: daemon.runtime, journal: daemon.journal, budgets: daemon.budgets });
-  budgetRoutes(app, daemon.budgets, sessions);
-  runReportRoutes(app, daemon.journal, sessions);
-  openApiRoutes(app, daemon.tap !== undefined);
-  acpRoutes(app, daemon, heartbeatMs, {
-    ...(logger === undefined
-      ? {}
-      : {
-          log: (error: unknown, context: string) =>
-            logger.error({ err: error, context }, 'acp request failed'),
-        }),
-    ...options.acp,
-  });
-  if (daemon.tap !== undefined) {
-    const observed = {
-      tap: daemon.tap,
-      runtime: daemon.runtime,
-      bridge: sessions,
-      agentPool: daemon.agentPool,
-    };
-    metricsRoutes(app, observed);
-    dashboardRoutes(app, observed, { token: options.token, heartbeatMs });
-  }
+  const routes = servedRoutes(daemon.tap !== undefined);
+  const parts: RouteParts = {
+    sessions: daemon.bridge,
+    permissions: daemon.permissions,
+    runtime: daemon.runtime,
+    journal: daemon.journal,
+    budgets: daemon.budgets,
+    workspace: daemon.config.workspace,
+    heartbeatMs,
+    token: options.token,
+    acp: { daemon, options: { ...acpLog(logger), ...options.acp } },
+    observed:
+      daemon.tap === undefined
+        ? undefined
+        : { tap: daemon.tap, runtime: daemon.runtime, bridge: daemon.bridge, agentPool: daemon.agentPool },
+    routes,
+  };
+  for (const route of routes) route.mount(app, parts);
   return app;
+}
+
+/** ACP's failure log: the server's, when it has one. */
+function acpLog(logger: FailureLog | undefined): Partial<AcpHttpRegistryOptions> {
+  if (logger === undefined) return {};
+  return {
+    log: (error: unknown, context: string) => logger.error({ err: error, context }, 'acp request failed'),
+  };
 }
 
 /** The fastify instance, with the body limit and the bounds of requests and connections. */

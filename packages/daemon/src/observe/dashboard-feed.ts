@@ -1,3 +1,4 @@
+import { CataloguedError } from '@sluice/protocol';
 import { systemClock, type Clock, type TimerHandle } from '@sluice/runtime';
 import {
   dashboardSnapshot,
@@ -24,7 +25,7 @@ export interface DashboardFeedOptions {
 }
 
 /** Too many dashboards are open; the new one is refused (`429 dashboard_viewer_limit`). */
-export class DashboardViewerLimitError extends Error {
+export class DashboardViewerLimitError extends CataloguedError<'dashboard_viewer_limit'> {
   readonly code = 'dashboard_viewer_limit';
   constructor(readonly limit: number) {
     super(`Too many dashboard viewers (limit ${limit}); close one and retry`);

@@ -1,7 +1,7 @@
-import { SluiceError, describeValue } from '@sluice/protocol';
+import { CataloguedError, describeValue, type CodesOf } from '@sluice/protocol';
 import type { SessionOwner } from '@sluice/store';
-/** Stable codes of the session layer's errors; the HTTP and ACP layers map them in one table each. */
-export type SessionErrorCode =
+/** Stable codes of the session layer's errors; their wire forms are in @sluice/protocol's catalogue. */
+export type SessionErrorCode = CodesOf<
   | 'session_not_found'
   | 'session_closing'
   | 'session_closed'
@@ -27,20 +27,24 @@ export type SessionErrorCode =
   | 'idempotency_key_reused'
   | 'invalid_idempotency_key'
   | 'unknown_agent'
-  | 'session_owned_elsewhere';
+  | 'session_owned_elsewhere'
+>;
 
 /** Base of every error the session layer throws: a stable `code`, never a message to match. */
-export abstract class SessionError extends SluiceError<SessionErrorCode> {}
+export abstract class SessionError extends CataloguedError<SessionErrorCode> {}
 
 /** No live session has this id (HTTP `404 session_not_found`). */
 export class SessionNotFoundError extends SessionError {
   readonly code: SessionErrorCode = 'session_not_found';
-  readonly retryable: boolean = false;
   constructor(
     readonly sessionId: string,
     message = `No session with id "${sessionId}"`,
   ) {
     super(message);
+  }
+
+  override wireDetails(): Record<string, unknown> {
+    return { sessionId: this.sessionId };
   }
 }
 
@@ -50,24 +54,35 @@ export class SessionClosingError extends SessionNotFoundError {
   constructor(sessionId: string) {
     super(sessionId, `Session "${sessionId}" is closing`);
   }
+
+  /** Closing reads as not found on the wire (PROTOCOL §1). */
+  override wireMessage(): string {
+    return `No session with id "${this.sessionId}"`;
+  }
 }
 
 /** An admitted prompt or branch ended because its session was closed (`turn_error.code`). */
 export class SessionClosedError extends SessionError {
   readonly code = 'session_closed';
-  readonly retryable = false;
   constructor(
     readonly sessionId: string,
     readonly reason: string,
   ) {
     super(`Session "${sessionId}" was closed (${reason})`);
   }
+
+  override wireMessage(): string {
+    return `No session with id "${this.sessionId}"`;
+  }
+
+  override wireDetails(): Record<string, unknown> {
+    return { sessionId: this.sessionId };
+  }
 }
 
 /** Opening one more session would pass a session cap (HTTP `503 session_limit_exceeded`). */
 export class SessionLimitExceededError extends SessionError {
   readonly code = 'session_limit_exceeded';
-  readonly retryable = true;
   constructor(
     readonly limit: number,
     readonly scope: 'daemon' | 'workspace',
@@ -79,12 +94,15 @@ export class SessionLimitExceededError extends SessionError {
         : `Session limit reached for workspace "${workspaceCwd ?? ''}" (${limit} sessions)`,
     );
   }
+
+  override wireDetails(): Record<string, unknown> {
+    return { limit: this.limit, scope: this.scope };
+  }
 }
 
 /** The session already holds `limit` pending prompts; nothing was admitted (SPEC BP-1, BP-8). */
 export class PromptQueueFullError extends SessionError {
   readonly code = 'prompt_queue_full';
-  readonly retryable = true;
   constructor(
     readonly sessionId: string,
     readonly limit: number,
@@ -94,12 +112,15 @@ export class PromptQueueFullError extends SessionError {
       stack: false,
     });
   }
+
+  override wireDetails(): Record<string, unknown> {
+    return { sessionId: this.sessionId, limit: this.limit, pendingCount: this.pendingCount };
+  }
 }
 
 /** The caller's signal was already aborted; rejected before the pending counter moved (BP-6). */
 export class PromptAbortedError extends SessionError {
   readonly code = 'prompt_aborted';
-  readonly retryable = false;
   constructor(
     readonly sessionId: string,
     cause: unknown,
@@ -111,7 +132,6 @@ export class PromptAbortedError extends SessionError {
 /** An admitted prompt ran past its deadline, queue time included (SPEC BP-5). */
 export class PromptDeadlineExceededError extends SessionError {
   readonly code = 'prompt_deadline_exceeded';
-  readonly retryable = true;
   constructor(
     readonly sessionId: string,
     readonly promptId: string,
@@ -124,16 +144,18 @@ export class PromptDeadlineExceededError extends SessionError {
 /** A branch was requested while a prompt of the session is queued or running (HTTP `409`). */
 export class BranchWhilePromptActiveError extends SessionError {
   readonly code = 'branch_while_prompt_active';
-  readonly retryable = true;
   constructor(readonly sessionId: string) {
     super(`Cannot branch session "${sessionId}": a prompt is pending`);
+  }
+
+  override wireDetails(): Record<string, unknown> {
+    return { sessionId: this.sessionId };
   }
 }
 
 /** A client id is malformed, or well-formed but not registered on the session (HTTP `400`). */
 export class InvalidClientIdError extends SessionError {
   readonly code = 'invalid_client_id';
-  readonly retryable = false;
   constructor(
     readonly clientId: unknown,
     readonly sessionId?: string,
@@ -144,12 +166,15 @@ export class InvalidClientIdError extends SessionError {
         : `Client ${describeValue(clientId)} is not registered on session "${sessionId}"`,
     );
   }
+
+  override wireDetails(): Record<string, unknown> {
+    return this.sessionId === undefined ? {} : { sessionId: this.sessionId, clientId: this.clientId };
+  }
 }
 
 /** `scope` is neither `single` nor `thread` (HTTP `400 invalid_session_scope`). */
 export class InvalidSessionScopeError extends SessionError {
   readonly code = 'invalid_session_scope';
-  readonly retryable = false;
   constructor(readonly scope: unknown) {
     super(`sessionScope must be "single" or "thread", got ${describeValue(scope)}`);
   }
@@ -158,7 +183,6 @@ export class InvalidSessionScopeError extends SessionError {
 /** A caller-chosen session id is not a UUID. */
 export class InvalidSessionIdError extends SessionError {
   readonly code = 'invalid_session_id';
-  readonly retryable = false;
   constructor(readonly sessionId: unknown) {
     super(`sessionId must be a UUID, got ${describeValue(sessionId)}`);
   }
@@ -167,7 +191,6 @@ export class InvalidSessionIdError extends SessionError {
 /** The prompt is not a non-empty array of content blocks. */
 export class InvalidPromptError extends SessionError {
   readonly code = 'invalid_prompt';
-  readonly retryable = false;
   constructor(detail: string) {
     super(`prompt must be a non-empty array of content blocks: ${detail}`);
   }
@@ -176,7 +199,6 @@ export class InvalidPromptError extends SessionError {
 /** A per-request `deadlineMs` is not a positive integer the clock can represent. */
 export class InvalidDeadlineError extends SessionError {
   readonly code = 'invalid_deadline_ms';
-  readonly retryable = false;
   constructor(
     readonly deadlineMs: unknown,
     readonly maxMs: number,
@@ -188,7 +210,6 @@ export class InvalidDeadlineError extends SessionError {
 /** `cwd` is not an absolute path. */
 export class InvalidCwdError extends SessionError {
   readonly code = 'invalid_cwd';
-  readonly retryable = false;
   constructor(readonly cwd: unknown) {
     super(`cwd must be an absolute path, got ${describeValue(cwd)}`);
   }
@@ -197,7 +218,6 @@ export class InvalidCwdError extends SessionError {
 /** `cwd` lies outside every served workspace (HTTP `400 workspace_mismatch`). */
 export class WorkspaceMismatchError extends SessionError {
   readonly code = 'workspace_mismatch';
-  readonly retryable = false;
   constructor(
     readonly cwd: string,
     readonly workspaces: readonly string[],
@@ -212,7 +232,6 @@ export class WorkspaceMismatchError extends SessionError {
  */
 export class SessionWorkspaceConflictError extends SessionError {
   readonly code = 'session_workspace_conflict';
-  readonly retryable = false;
   constructor(
     readonly sessionId: string,
     readonly workspaceCwd: string,
@@ -221,6 +240,14 @@ export class SessionWorkspaceConflictError extends SessionError {
     super(
       `Session "${sessionId}" is live in workspace "${liveWorkspaceCwd}", not in "${workspaceCwd}"; omit cwd or send that workspace`,
     );
+  }
+
+  override wireDetails(): Record<string, unknown> {
+    return {
+      sessionId: this.sessionId,
+      workspaceCwd: this.workspaceCwd,
+      liveWorkspaceCwd: this.liveWorkspaceCwd,
+    };
   }
 }
 
@@ -232,7 +259,6 @@ export class SessionWorkspaceConflictError extends SessionError {
  */
 export class SessionIdConflictError extends SessionError {
   readonly code = 'session_id_conflict';
-  readonly retryable = false;
   readonly conflict = 'persisted';
   constructor(
     readonly sessionId: string,
@@ -241,6 +267,10 @@ export class SessionIdConflictError extends SessionError {
     super(
       `Session "${sessionId}" already exists (stored, not live); restore it with POST /session/${sessionId}/load or /resume`,
     );
+  }
+
+  override wireDetails(): Record<string, unknown> {
+    return { sessionId: this.sessionId, workspaceCwd: this.workspaceCwd, conflict: this.conflict };
   }
 }
 
@@ -251,7 +281,6 @@ export class SessionIdConflictError extends SessionError {
  */
 export class SessionOwnedElsewhereError extends SessionError {
   readonly code = 'session_owned_elsewhere';
-  readonly retryable = true;
   constructor(
     readonly sessionId: string,
     readonly owner: SessionOwner,
@@ -260,12 +289,15 @@ export class SessionOwnedElsewhereError extends SessionError {
       `Session "${sessionId}" is open on another Sluice daemon (node ${owner.nodeId}${owner.url === undefined ? '' : ` at ${owner.url}`}); send the request there, or retry once that daemon has stopped`,
     );
   }
+
+  override wireDetails(): Record<string, unknown> {
+    return { sessionId: this.sessionId, owner: this.owner };
+  }
 }
 
 /** A session listing cursor that this daemon did not hand out (HTTP `400 invalid_cursor`). */
 export class InvalidSessionCursorError extends SessionError {
   readonly code = 'invalid_cursor';
-  readonly retryable = false;
   constructor(readonly cursor: unknown) {
     super(
       `cursor must be the nextCursor of a previous page of this listing, got ${describeValue(cursor, 64)}`,
@@ -276,7 +308,6 @@ export class InvalidSessionCursorError extends SessionError {
 /** A branch name is not a string of 1..200 characters. */
 export class InvalidBranchNameError extends SessionError {
   readonly code = 'invalid_branch_name';
-  readonly retryable = false;
   constructor(readonly branchName: unknown) {
     super(
       `branch name must be a non-blank string of at most 200 characters, got ${describeValue(branchName)}`,
@@ -287,7 +318,6 @@ export class InvalidBranchNameError extends SessionError {
 /** The agent resolved a turn with something that is not `{ stopReason: string }`. */
 export class InvalidTurnResultError extends SessionError {
   readonly code = 'invalid_turn_result';
-  readonly retryable = false;
   constructor(readonly promptId: string) {
     super(`Agent returned an invalid turn result for prompt "${promptId}"`);
   }
@@ -296,7 +326,6 @@ export class InvalidTurnResultError extends SessionError {
 /** The bridge was shut down and opens no sessions. */
 export class BridgeShuttingDownError extends SessionError {
   readonly code = 'bridge_shutting_down';
-  readonly retryable = false;
   constructor() {
     super('The session bridge is shutting down');
   }
@@ -305,7 +334,6 @@ export class BridgeShuttingDownError extends SessionError {
 /** The daemon is draining: it finishes what it admitted and admits nothing new (HTTP 503). */
 export class DaemonDrainingError extends SessionError {
   readonly code = 'daemon_shutting_down';
-  readonly retryable = true;
   constructor() {
     super('The daemon is shutting down');
   }
@@ -314,7 +342,6 @@ export class DaemonDrainingError extends SessionError {
 /** An `Idempotency-Key` sent again with a different request (HTTP `422 idempotency_key_reused`). */
 export class IdempotencyKeyReusedError extends SessionError {
   readonly code = 'idempotency_key_reused';
-  readonly retryable = false;
   constructor(readonly sessionId: string) {
     super(
       `Idempotency-Key was already used on session "${sessionId}" for a different prompt; use a new key for a new prompt`,
@@ -325,7 +352,6 @@ export class IdempotencyKeyReusedError extends SessionError {
 /** An `Idempotency-Key` header that is empty, too long or not printable ASCII (HTTP `400`). */
 export class InvalidIdempotencyKeyError extends SessionError {
   readonly code = 'invalid_idempotency_key';
-  readonly retryable = false;
   constructor(key: unknown, maxChars: number) {
     super(
       `Idempotency-Key must be 1 to ${maxChars} printable ASCII characters, got ${describeValue(key, 64)}`,
@@ -336,7 +362,6 @@ export class InvalidIdempotencyKeyError extends SessionError {
 /** A create named an agent (`agent` body field) that this daemon does not run (HTTP `400`). */
 export class UnknownAgentError extends SessionError {
   readonly code = 'unknown_agent';
-  readonly retryable = false;
   constructor(
     readonly agent: unknown,
     readonly known: readonly string[],
@@ -346,5 +371,9 @@ export class UnknownAgentError extends SessionError {
         ? `agent ${describeValue(agent, 64)} is unknown: this daemon runs only its built-in agent`
         : `agent ${describeValue(agent, 64)} is unknown; choose one of ${known.map((name) => JSON.stringify(name)).join(', ')}`,
     );
+  }
+
+  override wireDetails(): Record<string, unknown> {
+    return { known: this.known };
   }
 }

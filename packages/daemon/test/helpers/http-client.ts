@@ -16,6 +16,8 @@ export interface ApiOptions {
   headers?: Record<string, string>;
   /** Declares this Content-Length but sends only `rawBody` and never ends the request (413 tests). */
   declaredLength?: number;
+  /** An event stream is answered by its status and headers, then closed (it never ends by itself). */
+  streamHead?: boolean;
 }
 
 /** One HTTP request over node:http (so Host/Origin headers are sent exactly as given). */
@@ -35,6 +37,11 @@ export function api(
   }
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method, headers, agent: false }, (res) => {
+      if (options.streamHead === true && isEventStream(res)) {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: undefined, text: '' });
+        req.destroy();
+        return;
+      }
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
@@ -53,6 +60,10 @@ export function api(
     if (payload !== undefined) req.write(payload);
     if (options.declaredLength === undefined) req.end();
   });
+}
+
+function isEventStream(res: IncomingMessage): boolean {
+  return String(res.headers['content-type']).startsWith('text/event-stream');
 }
 
 /** One parsed SSE frame. */

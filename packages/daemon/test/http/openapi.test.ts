@@ -63,6 +63,14 @@ describe('GET /openapi.json', () => {
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
   });
 
+  test('the server registers exactly the routes of the one route list', async () => {
+    // A route registered outside routes/index.ts (or listed but not mounted) fails here.
+    const { servedRoutes } = await import('../../src/http/routes/index.js');
+    const listed = servedRoutes(true).map((route) => `${route.method} ${route.path}`);
+    expect(new Set(listed).size).toBe(listed.length);
+    expect([...registered].sort()).toEqual(listed.sort());
+  });
+
   test('lists every route the server registers, and only those', () => {
     expect(registered.size).toBeGreaterThan(20);
     expect([...documentedRoutes()].sort()).toEqual([...registered].sort());
@@ -115,8 +123,8 @@ test('a daemon with a token asks for it on /openapi.json, as on every route but 
 });
 
 test('the routes answer with the success shapes the document describes', async () => {
-  const schemas = await import('../../src/http/openapi/openapi-document.js');
-  const docs = new Map(schemas.ROUTE_DOCS.map((route) => [`${route.method} ${route.path}`, route]));
+  const { ROUTES } = await import('../../src/http/routes/index.js');
+  const docs = new Map(ROUTES.map((route) => [`${route.method} ${route.path}`, route]));
   const expectShape = (route: string, status: number, body: unknown): void => {
     const schema = docs.get(route)?.responses[status]?.schema;
     expect(schema, route).toBeDefined();

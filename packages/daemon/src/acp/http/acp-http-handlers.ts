@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { AnyMessage, JsonRpcId } from '@agentclientprotocol/sdk';
+import { CodedError } from '@sluice/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AcpHttpRegistry, type AcpHttpRegistryOptions } from './acp-http-registry.js';
 import { writeAcpSse } from './sse-writer.js';
@@ -8,7 +9,7 @@ import { RPC_CODE, toRequestError } from '../rpc-errors.js';
 import type { AcpDaemon } from '../acp-daemon.js';
 import { parseLastEventId, parseMaxQueued } from '../../events/index.js';
 import { DaemonDrainingError } from '../../sessions/index.js';
-import { HttpError, mapError, parseJsonBody } from '../../wire/index.js';
+import { mapError, parseJsonBody } from '../../wire/index.js';
 
 /**
  * `clientInfo.name` of the official `@qwen-code/sdk` ACP-over-HTTP client. It starts waiting for
@@ -41,10 +42,10 @@ function isJson(contentType: string | undefined): boolean {
 function connectionOf(registry: AcpHttpRegistry, request: FastifyRequest) {
   const id = header(request, ACP_CONNECTION_HEADER);
   if (id === undefined)
-    throw new HttpError(400, 'acp_connection_id_required', 'Missing Acp-Connection-Id header');
+    throw new CodedError('acp_connection_id_required', 'Missing Acp-Connection-Id header');
   const connection = registry.get(id);
   if (connection === undefined)
-    throw new HttpError(404, 'acp_connection_not_found', `No ACP connection with id "${id}"`, {
+    throw new CodedError('acp_connection_not_found', `No ACP connection with id "${id}"`, {
       connectionId: id,
     });
   return connection;
@@ -72,7 +73,7 @@ class AcpHttpEndpoint {
 
   async post(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     if (!isJson(request.headers['content-type']))
-      throw new HttpError(415, 'unsupported_media_type', 'POST /acp takes Content-Type: application/json');
+      throw new CodedError('unsupported_media_type', 'POST /acp takes Content-Type: application/json');
     let parsed: unknown;
     try {
       parsed = parseJsonBody(typeof request.body === 'string' ? request.body : '');
@@ -98,20 +99,17 @@ class AcpHttpEndpoint {
     const paramsSession =
       'method' in message ? (message.params as { sessionId?: unknown } | undefined)?.sessionId : undefined;
     if (sessionHeader !== undefined && typeof paramsSession === 'string' && paramsSession !== sessionHeader)
-      throw new HttpError(400, 'acp_session_mismatch', 'Acp-Session-Id does not match params.sessionId', {
+      throw new CodedError('acp_session_mismatch', 'Acp-Session-Id does not match params.sessionId', {
         sessionId: sessionHeader,
       });
     if ('method' in message && 'id' in message && connection.link.isPending(message.id))
-      throw new HttpError(400, 'acp_duplicate_request_id', 'A request with this id is still unanswered', {
+      throw new CodedError('acp_duplicate_request_id', 'A request with this id is still unanswered', {
         id: message.id,
       });
     if ('method' in message && 'id' in message && connection.atCapacity)
-      throw new HttpError(
-        429,
+      throw new CodedError(
         'acp_too_many_requests',
         'Too many ACP requests in flight on this connection; read the streams and retry',
-        {},
-        { 'Retry-After': '1' },
       );
     connection.touch();
     if (connection.answersInline && 'method' in message && 'id' in message)
@@ -126,13 +124,9 @@ class AcpHttpEndpoint {
     if (connection === undefined) {
       const refusal = this.daemon.bridge.draining
         ? new DaemonDrainingError()
-        : new HttpError(
-            503,
-            'acp_connection_limit_exceeded',
-            'Too many ACP connections; retry later',
-            { limit: this.registry.maxConnections },
-            { 'Retry-After': '5' },
-          );
+        : new CodedError('acp_connection_limit_exceeded', 'Too many ACP connections; retry later', {
+            limit: this.registry.maxConnections,
+          });
       const { code, message: text, data } = toRequestError(refusal);
       const { statusCode, headers } = mapError(refusal);
       return reply
@@ -155,14 +149,14 @@ class AcpHttpEndpoint {
   ): Promise<unknown> {
     const accept = request.headers.accept ?? '';
     if (!accept.toLowerCase().includes('text/event-stream'))
-      throw new HttpError(406, 'not_acceptable', 'GET /acp streams events: send Accept: text/event-stream');
+      throw new CodedError('not_acceptable', 'GET /acp streams events: send Accept: text/event-stream');
     const connection = connectionOf(this.registry, request);
     const sessionId = header(request, ACP_SESSION_HEADER);
     const headers = reply.getHeaders() as OutgoingHttpHeaders;
     if (sessionId === undefined) {
       const merger = connection.takeConnectionStream();
       if (merger === undefined)
-        throw new HttpError(409, 'acp_stream_active', 'The connection stream already has a reader');
+        throw new CodedError('acp_stream_active', 'The connection stream already has a reader');
       reply.hijack();
       writeAcpSse(request.raw, reply.raw, merger, {
         heartbeatMs: this.heartbeatMs,
@@ -181,14 +175,9 @@ class AcpHttpEndpoint {
       ...(maxQueued === undefined ? {} : { maxQueued }),
     });
     if (opened === null)
-      throw new HttpError(
-        429,
+      throw new CodedError(
         'acp_session_stream_limit_exceeded',
         'Too many session streams on this connection',
-        {},
-        {
-          'Retry-After': '5',
-        },
       );
     reply.hijack();
     writeAcpSse(request.raw, reply.raw, opened.merger, {

@@ -1,6 +1,9 @@
-/** Stable codes of an external agent's failures; mapped once in wire/error-map.ts. */
-export type AgentErrorCode =
-  'agent_unavailable' | 'agent_crashed' | 'agent_unresponsive' | 'agent_pool_exhausted' | 'agent_error';
+import { CataloguedError, type CodesOf } from '@sluice/protocol';
+
+/** Stable codes of an external agent's failures; their wire forms are in @sluice/protocol's catalogue. */
+export type AgentErrorCode = CodesOf<
+  'agent_unavailable' | 'agent_crashed' | 'agent_unresponsive' | 'agent_pool_exhausted' | 'agent_error'
+>;
 
 /** Longest excerpt of an agent's own message carried in an error. */
 const MAX_AGENT_MESSAGE_CHARS = 500;
@@ -12,10 +15,7 @@ export function agentMessageExcerpt(message: string): string {
 }
 
 /** Base of an external agent's errors: a stable `code`, never a message to match. */
-export abstract class AgentError extends Error {
-  abstract readonly code: AgentErrorCode;
-  abstract readonly retryable: boolean;
-}
+export abstract class AgentError extends CataloguedError<AgentErrorCode> {}
 
 /**
  * The agent cannot run sessions: its command is not installed, `initialize` failed, or it
@@ -23,7 +23,6 @@ export abstract class AgentError extends Error {
  */
 export class AgentUnavailableError extends AgentError {
   readonly code = 'agent_unavailable';
-  readonly retryable = false;
   readonly agentMessage: string;
   constructor(
     readonly agent: string,
@@ -34,12 +33,15 @@ export class AgentUnavailableError extends AgentError {
     super(`agent "${agent}" is unavailable: ${reason}${excerpt === '' ? '' : `: ${excerpt}`}`);
     this.agentMessage = excerpt;
   }
+
+  override wireDetails(): Record<string, unknown> {
+    return { agent: this.agent, agentMessage: this.agentMessage };
+  }
 }
 
 /** The agent process exited or crashed; only the sessions it hosted are affected. */
 export class AgentCrashedError extends AgentError {
   readonly code = 'agent_crashed';
-  readonly retryable = true;
   constructor(
     readonly agent: string,
     readonly exitCode: number | null,
@@ -54,7 +56,6 @@ export class AgentCrashedError extends AgentError {
 /** The agent process did not answer within its bound and was killed. */
 export class AgentUnresponsiveError extends AgentError {
   readonly code = 'agent_unresponsive';
-  readonly retryable = true;
   constructor(
     readonly agent: string,
     readonly waitedMs: number,
@@ -69,18 +70,20 @@ export class AgentUnresponsiveError extends AgentError {
 /** Every agent process allowed is busy running a turn (HTTP `503` with `Retry-After`). */
 export class AgentPoolExhaustedError extends AgentError {
   readonly code = 'agent_pool_exhausted';
-  readonly retryable = true;
   constructor(readonly maxProcesses: number) {
     super(
       `all ${maxProcesses} agent processes are running turns; retry later or raise --agent-max-processes`,
     );
+  }
+
+  override wireDetails(): Record<string, unknown> {
+    return { maxProcesses: this.maxProcesses };
   }
 }
 
 /** The agent answered a prompt with an error of its own (its message, bounded). */
 export class AgentTurnFailedError extends AgentError {
   readonly code = 'agent_error';
-  readonly retryable = false;
   constructor(
     readonly agent: string,
     agentMessage: string,

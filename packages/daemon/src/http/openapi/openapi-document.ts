@@ -1,26 +1,9 @@
 import * as z from 'zod/mini';
 import { ErrorBody } from '../schemas/common-schemas.js';
-import { METRICS_ROUTES, OPERATIONS_ROUTES } from './operations-route-docs.js';
-import { OTHER_ROUTES } from './other-route-docs.js';
-import { PROMPT_ROUTES } from './prompt-route-docs.js';
 import type { ResponseDoc, RouteDoc } from './route-doc.js';
-import { SESSION_ROUTES } from './session-route-docs.js';
 
 /** A JSON Schema (2020-12, the dialect of OpenAPI 3.1) as zod writes it. */
 type JsonSchema = Record<string, unknown>;
-
-/** Every route the server registers, as the API document describes it. */
-export const ROUTE_DOCS: readonly RouteDoc[] = [
-  ...OTHER_ROUTES,
-  ...SESSION_ROUTES,
-  ...PROMPT_ROUTES,
-  ...OPERATIONS_ROUTES,
-];
-
-/** The routes a daemon serves: the metrics and the dashboard only with its counters on. */
-export function servedRouteDocs(metrics: boolean): readonly RouteDoc[] {
-  return metrics ? [...ROUTE_DOCS, ...METRICS_ROUTES] : ROUTE_DOCS;
-}
 
 const TAGS = [
   ['discovery', 'Health, capabilities, the scheduler snapshot and this document (PROTOCOL §3).'],
@@ -122,7 +105,7 @@ function operation(route: RouteDoc): JsonSchema {
  * The OpenAPI 3.1 document of `routes`: every path and method, with parameters, bodies and
  * responses generated from the zod schemas the routes validate with (`GET /openapi.json`).
  */
-export function buildOpenApiDocument(version: string, routes: readonly RouteDoc[] = ROUTE_DOCS): JsonSchema {
+export function buildOpenApiDocument(version: string, routes: readonly RouteDoc[]): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z]+)/g, '{$1}');

@@ -1,36 +1,112 @@
 import type { FastifyInstance } from 'fastify';
-import type { AcpDaemon, AcpHttpHandlers, AcpHttpRegistryOptions } from '../../acp/index.js';
+import type { AcpHttpHandlers } from '../../acp/index.js';
+import { defineRoute, type Route, type RouteParts } from '../route.js';
+import { AcpConnectionIdHeader, AcpSessionIdHeader, JsonRpcMessage } from '../schemas/acp-schemas.js';
+import { EventsQuery, LastEventIdHeader } from '../schemas/event-schemas.js';
+
+type AcpMethod = 'post' | 'get' | 'delete';
+type Loader = () => Promise<AcpHttpHandlers>;
+
+const loaders = new WeakMap<FastifyInstance, Loader>();
 
 /**
- * Registers ACP over HTTP (PROTOCOL §8) on `/acp`, behind the same security gates as every
- * route. The ACP SDK — and zod, which it validates with — load on the first `/acp` request,
- * not at start-up: a daemon that serves only REST never pays for them (docs/decisions/009).
+ * The server's `/acp` handlers, shared by its three routes. The ACP SDK — and zod, which it
+ * validates with — load on the first `/acp` request, not at start-up: a daemon that serves only
+ * REST never pays for them (docs/decisions/009). Closing the server closes every connection.
  */
-export function acpRoutes(
-  app: FastifyInstance,
-  daemon: AcpDaemon,
-  heartbeatMs: number,
-  options: Partial<AcpHttpRegistryOptions> = {},
-): void {
+function acpHandlers(app: FastifyInstance, { acp, heartbeatMs }: RouteParts): Loader {
+  let load = loaders.get(app);
+  if (load !== undefined) return load;
   let handlers: Promise<AcpHttpHandlers> | undefined;
-  const load = (): Promise<AcpHttpHandlers> =>
+  load = () =>
     (handlers ??= import('../../acp/http/acp-http-handlers.js').then((module) =>
-      module.createAcpHttpHandlers(app, daemon, heartbeatMs, options),
+      module.createAcpHttpHandlers(app, acp.daemon, heartbeatMs, acp.options),
     ));
   app.addHook('preClose', async () => {
     if (handlers !== undefined) (await handlers).closeAll();
   });
-
-  void app.register(async (scope) => {
-    // JSON-RPC answers a malformed body itself (-32700), so this scope takes the raw text.
-    scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
-      done(null, body),
-    );
-    scope.post('/acp', async (request, reply) => (await load()).post(request, reply));
-    scope.get<{ Querystring: { maxQueued?: string } }>('/acp', async (request, reply) =>
-      (await load()).get(request, reply),
-    );
-    scope.delete('/acp', async (request, reply) => (await load()).delete(request, reply));
-  });
+  loaders.set(app, load);
+  return load;
 }
+
+/** Mounts `method /acp` on the shared handlers; JSON-RPC answers a malformed body itself (-32700). */
+function acpServing(method: AcpMethod) {
+  return {
+    rawBody: true,
+    handler: (parts: RouteParts, app: FastifyInstance) => {
+      const load = acpHandlers(app, parts);
+      return async (
+        request: Parameters<AcpHttpHandlers['get']>[0],
+        reply: Parameters<AcpHttpHandlers['get']>[1],
+      ) => (await load())[method](request, reply);
+    },
+  };
+}
+
+/** ACP over HTTP (PROTOCOL §8) on `/acp`, behind the same security gates as every route. */
+export const ACP_ROUTES: readonly Route[] = [
+  defineRoute(
+    {
+      method: 'POST',
+      path: '/acp',
+      tag: 'acp',
+      summary: 'Send one ACP JSON-RPC message',
+      description:
+        '`initialize` is answered inline with an `Acp-Connection-Id` header; every other message ' +
+        'needs that header and is answered `202`, its response arriving on the connection stream.',
+      headers: {
+        'Acp-Connection-Id': { schema: AcpConnectionIdHeader },
+        'Acp-Session-Id': { schema: AcpSessionIdHeader },
+      },
+      body: { schema: JsonRpcMessage, required: true },
+      responses: {
+        200: { description: 'The response to `initialize`.', schema: JsonRpcMessage },
+        202: { description: 'Accepted; the response comes on the stream.' },
+        400: { description: 'No `Acp-Connection-Id`, or a JSON-RPC error.', schema: JsonRpcMessage },
+        404: { description: 'Unknown connection.', schema: JsonRpcMessage },
+        415: { description: 'Not `application/json`.' },
+        501: { description: 'A batch.', schema: JsonRpcMessage },
+      },
+    },
+    acpServing('post'),
+  ),
+  defineRoute<Record<string, string>, { maxQueued?: string }>(
+    {
+      method: 'GET',
+      path: '/acp',
+      tag: 'acp',
+      summary: "An ACP connection's stream (SSE), or also a session's",
+      description:
+        'A server-sent event stream of JSON-RPC messages (needs `Accept: text/event-stream`, else `406`); ' +
+        'with `Acp-Session-Id` also that session, replayed from `Last-Event-ID` as in PROTOCOL §6.',
+      query: EventsQuery,
+      headers: {
+        'Acp-Connection-Id': { schema: AcpConnectionIdHeader, required: true },
+        'Acp-Session-Id': { schema: AcpSessionIdHeader },
+        'Last-Event-ID': { schema: LastEventIdHeader },
+      },
+      responses: {
+        200: {
+          description: 'The stream: `data: <JSON-RPC message>` frames.',
+          schema: JsonRpcMessage,
+          contentType: 'text/event-stream',
+        },
+        400: { description: 'No `Acp-Connection-Id`.', schema: JsonRpcMessage },
+        404: { description: 'Unknown connection or session.', schema: JsonRpcMessage },
+        406: { description: 'Not `Accept: text/event-stream`.' },
+      },
+    },
+    acpServing('get'),
+  ),
+  defineRoute(
+    {
+      method: 'DELETE',
+      path: '/acp',
+      tag: 'acp',
+      summary: 'Close an ACP connection',
+      headers: { 'Acp-Connection-Id': { schema: AcpConnectionIdHeader, required: true } },
+      responses: { 202: { description: 'Closed.' }, 400: { description: 'No `Acp-Connection-Id`.' } },
+    },
+    acpServing('delete'),
+  ),
+];

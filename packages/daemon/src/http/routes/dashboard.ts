@@ -1,22 +1,9 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { FastifyInstance } from 'fastify';
-import {
-  DashboardFeed,
-  DashboardViewerLimitError,
-  type DashboardFeedOptions,
-  type DashboardSnapshot,
-  type ObservedDaemon,
-} from '../../observe/index.js';
+import * as z from 'zod/mini';
+import { DashboardFeed, type DashboardSnapshot } from '../../observe/index.js';
 import { writeSse, type SseSource } from '../../wire/index.js';
 import { dashboardCookie, queryToken } from '../dashboard-auth.js';
-
-/** Options of {@link dashboardRoutes}. */
-export interface DashboardRouteOptions {
-  /** The daemon's bearer token, when it has one: `?token=` then signs the browser in by cookie. */
-  token: string | undefined;
-  heartbeatMs: number;
-  feed?: DashboardFeedOptions;
-}
+import { defineRoute, present, type Route } from '../route.js';
 
 /**
  * A viewer's stream: only the newest snapshot waits to be written, so a slow browser skips
@@ -58,48 +45,77 @@ class LatestSnapshot implements SseSource {
   }
 }
 
+const text = (description: string, contentType: string) => ({
+  description,
+  schema: z.string(),
+  contentType,
+});
+
+const page = defineRoute(
+  {
+    method: 'GET',
+    path: '/dashboard',
+    tag: 'operations',
+    summary: 'The live dashboard page',
+    description:
+      'Also accepts `?token=` (sets an HttpOnly cookie and redirects), since a browser cannot send a bearer header on an EventSource.',
+    metrics: true,
+    responses: {
+      200: text('The page.', 'text/html'),
+      401: text('A sign-in form, when a token is needed.', 'text/html'),
+    },
+  },
+  {
+    handler:
+      ({ token }) =>
+      async (request, reply) => {
+        // The gate let the request in, so its `?token=` (if any) is right: trade it for the cookie.
+        if (token !== undefined && queryToken(request.url) !== undefined)
+          return reply
+            .code(303)
+            .header('Set-Cookie', dashboardCookie(token))
+            .header('Location', '/dashboard')
+            .send();
+        const { DASHBOARD_HTML, DASHBOARD_CSP } = await import('../../observe/dashboard-page.js');
+        return reply
+          .header('Content-Security-Policy', DASHBOARD_CSP)
+          .header('Cache-Control', 'no-store')
+          .header('X-Content-Type-Options', 'nosniff')
+          .type('text/html; charset=utf-8')
+          .send(DASHBOARD_HTML);
+      },
+  },
+);
+
+const stream = defineRoute(
+  {
+    method: 'GET',
+    path: '/dashboard/stream',
+    tag: 'operations',
+    summary: "The dashboard's feed: one snapshot a second",
+    metrics: true,
+    responses: { 200: text('Server-sent events, one snapshot each.', 'text/event-stream') },
+  },
+  {
+    handler: ({ observed, heartbeatMs }) => {
+      const feed = new DashboardFeed(present(observed, 'the daemon tap'));
+      return (request, reply) => {
+        const viewer = new LatestSnapshot();
+        // A full feed throws `dashboard_viewer_limit` (429, Retry-After 5) before the reply is ours.
+        viewer.unsubscribe = feed.subscribe(viewer.push);
+        reply.hijack();
+        writeSse(request.raw, reply.raw, viewer, {
+          heartbeatMs,
+          headers: reply.getHeaders() as OutgoingHttpHeaders,
+        });
+        return reply;
+      };
+    },
+  },
+);
+
 /**
  * `GET /dashboard` (the page) and `GET /dashboard/stream` (its snapshots, one a second, as SSE
  * `snapshot` events), behind the same gates as the API (http/dashboard-auth.ts for browsers).
  */
-export function dashboardRoutes(
-  app: FastifyInstance,
-  source: ObservedDaemon,
-  options: DashboardRouteOptions,
-): void {
-  const feed = new DashboardFeed(source, options.feed);
-  const token = options.token;
-
-  app.get('/dashboard', async (request, reply) => {
-    // The gate let the request in, so its `?token=` (if any) is right: trade it for the cookie.
-    if (token !== undefined && queryToken(request.url) !== undefined)
-      return reply
-        .code(303)
-        .header('Set-Cookie', dashboardCookie(token))
-        .header('Location', '/dashboard')
-        .send();
-    const { DASHBOARD_HTML, DASHBOARD_CSP } = await import('../../observe/dashboard-page.js');
-    return reply
-      .header('Content-Security-Policy', DASHBOARD_CSP)
-      .header('Cache-Control', 'no-store')
-      .header('X-Content-Type-Options', 'nosniff')
-      .type('text/html; charset=utf-8')
-      .send(DASHBOARD_HTML);
-  });
-
-  app.get('/dashboard/stream', (request, reply) => {
-    const viewer = new LatestSnapshot();
-    try {
-      viewer.unsubscribe = feed.subscribe(viewer.push);
-    } catch (error) {
-      if (!(error instanceof DashboardViewerLimitError)) throw error;
-      return reply.code(429).header('Retry-After', '5').send({ error: error.message, code: error.code });
-    }
-    reply.hijack();
-    writeSse(request.raw, reply.raw, viewer, {
-      heartbeatMs: options.heartbeatMs,
-      headers: reply.getHeaders() as OutgoingHttpHeaders,
-    });
-    return reply;
-  });
-}
+export const DASHBOARD_ROUTES: readonly Route[] = [page, stream];

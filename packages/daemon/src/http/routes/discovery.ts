@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import type { ModelRuntime } from '@sluice/runtime';
-import type { SessionBridge } from '../../sessions/index.js';
+import { defineRoute, type Route, type RouteParts } from '../route.js';
+import { Capabilities, Health, SchedulerSnapshot } from '../schemas/discovery-schemas.js';
 
 /**
  * Features this daemon implements, exactly (PROTOCOL §3). `session_id_override` is the reference
@@ -33,37 +32,65 @@ export const FEATURES = [
  */
 export const TRANSPORTS = ['rest', 'acp-http'] as const;
 
-/** `GET /health`, `GET /capabilities`, `GET /runtime/snapshot`. */
-export function discoveryRoutes(
-  app: FastifyInstance,
-  sessions: SessionBridge,
-  runtime: ModelRuntime,
-  workspaceCwd: string,
-): void {
-  app.get('/health', async () => ({ status: 'ok' }));
+/** `GET /health`, `GET /capabilities`, `GET /runtime/snapshot` (PROTOCOL §3). */
+export const DISCOVERY_ROUTES: readonly Route[] = [
+  defineRoute(
+    {
+      method: 'GET',
+      path: '/health',
+      tag: 'discovery',
+      summary: 'Liveness',
+      openOnLoopback: true,
+      responses: { 200: { description: 'Serving.', schema: Health } },
+    },
+    { handler: () => async () => ({ status: 'ok' }) },
+  ),
+  defineRoute(
+    {
+      method: 'GET',
+      path: '/capabilities',
+      tag: 'discovery',
+      summary: 'What this daemon implements, its transports and limits',
+      responses: { 200: { description: 'The capabilities.', schema: Capabilities } },
+    },
+    { handler: (parts) => async () => capabilities(parts) },
+  ),
+  defineRoute(
+    {
+      method: 'GET',
+      path: '/runtime/snapshot',
+      tag: 'discovery',
+      summary: "The model scheduler's state, live",
+      responses: { 200: { description: 'The snapshot.', schema: SchedulerSnapshot } },
+    },
+    {
+      handler:
+        ({ runtime }) =>
+        async () =>
+          runtime.schedulerSnapshot(),
+    },
+  ),
+];
 
-  app.get('/capabilities', async () => {
-    const limits = sessions.limits;
-    const features: string[] = [...FEATURES];
-    if (limits.promptDeadlineMs !== null) features.push('prompt_absolute_deadline');
-    return {
-      v: 1,
-      protocolVersions: { current: 'v1', supported: ['v1'] },
-      mode: 'http-bridge',
-      features,
-      workspaceCwd,
-      transports: [...TRANSPORTS],
-      policy: { permission: 'first-responder' },
-      limits: {
-        maxPendingPromptsPerSession: limits.maxPendingPromptsPerSession,
-        maxSessionsPerWorkspace: limits.maxSessionsPerWorkspace,
-        maxSessions: limits.maxSessions,
-        promptDeadlineMs: limits.promptDeadlineMs,
-        model: { ...runtime.limits },
-      },
-      runtime: { provider: runtime.provider.name, model: runtime.provider.defaultModel },
-    };
-  });
-
-  app.get('/runtime/snapshot', async () => runtime.schedulerSnapshot());
+function capabilities({ sessions, runtime, workspace }: RouteParts): Record<string, unknown> {
+  const limits = sessions.limits;
+  const features: string[] = [...FEATURES];
+  if (limits.promptDeadlineMs !== null) features.push('prompt_absolute_deadline');
+  return {
+    v: 1,
+    protocolVersions: { current: 'v1', supported: ['v1'] },
+    mode: 'http-bridge',
+    features,
+    workspaceCwd: workspace,
+    transports: [...TRANSPORTS],
+    policy: { permission: 'first-responder' },
+    limits: {
+      maxPendingPromptsPerSession: limits.maxPendingPromptsPerSession,
+      maxSessionsPerWorkspace: limits.maxSessionsPerWorkspace,
+      maxSessions: limits.maxSessions,
+      promptDeadlineMs: limits.promptDeadlineMs,
+      model: { ...runtime.limits },
+    },
+    runtime: { provider: runtime.provider.name, model: runtime.provider.defaultModel },
+  };
 }

@@ -1,66 +1,70 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import {
-  retryOnCapacity,
-  type CallOptions,
-  type Journal,
-  type ModelRuntime,
-  type TaskBudget,
-} from '@sluice/runtime';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { retryOnCapacity, type CallOptions, type ModelRuntime, type TaskBudget } from '@sluice/runtime';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import {
   ChunkWriter,
   DONE_FRAME,
   completionBody,
   frame,
   openAIError,
-  promptCalls,
   readChatRequest,
   type ChatRequest,
   type CompletionHead,
   type GatewayCaller,
 } from '../../gateway/index.js';
-import { BUDGET_HEADER, gatewayCallBudget, type DurableBudgets } from '../../budgets/index.js';
-import { HttpError } from '../../wire/index.js';
+import { BUDGET_HEADER, gatewayCallBudget } from '../../budgets/index.js';
 import { gatewayCallerOf } from '../security.js';
+import { defineRoute, type Route, type RouteParts } from '../route.js';
+import { OpenAIErrorBody } from '../schemas/common-schemas.js';
+import {
+  ChatCompletion,
+  ChatCompletionChunks,
+  ChatCompletionRequest,
+  ModelList,
+} from '../schemas/gateway-schemas.js';
+import { PROMPT_CALLS_ROUTE } from './prompt-calls.js';
 
-/** What the model gateway routes use. */
-export interface GatewayDeps {
-  runtime: ModelRuntime;
-  journal: Journal;
-  /** Durable budgets a call is charged to (`X-Sluice-Budget`, or its turn's `budgetId`). */
-  budgets?: DurableBudgets;
+const openAIErrorDoc = (description: string) => ({ description, schema: OpenAIErrorBody });
+
+/** Errors answer in OpenAI's shape, from the one error table. */
+function errorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const answer = openAIError(error);
+  void reply.code(answer.statusCode).headers(answer.headers).send(answer.body);
 }
 
-/**
- * The OpenAI-compatible model gateway (`/v1/chat/completions`, `/v1/models`): every call goes
- * through the model runtime (admission, deadline, journal, budgets, snapshot), attributed to the
- * session whose credential it carries. Errors answer in OpenAI's shape, from the one error table.
- * Also lists a prompt's model calls from the journal.
- */
-export function gatewayRoutes(app: FastifyInstance, deps: GatewayDeps): void {
-  const errorHandler = (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void => {
-    const answer = openAIError(error);
-    void reply.code(answer.statusCode).headers(answer.headers).send(answer.body);
-  };
-  const { runtime } = deps;
+const models = defineRoute(
+  {
+    method: 'GET',
+    path: '/v1/models',
+    tag: 'gateway',
+    summary: 'The models of the configured provider (OpenAI wire)',
+    responses: { 200: { description: 'The model list.', schema: ModelList } },
+  },
+  {
+    errorHandler,
+    handler:
+      ({ runtime }) =>
+      () => {
+        const { provider } = runtime;
+        const names = [provider.defaultModel, ...(provider.models ?? [])];
+        const data = [...new Set(names)].map((id) => ({
+          id,
+          object: 'model',
+          created: 0,
+          owned_by: provider.name,
+        }));
+        return { object: 'list', data };
+      },
+  },
+);
 
-  app.get('/v1/models', { errorHandler }, () => {
-    const { provider } = runtime;
-    const names = [provider.defaultModel, ...(provider.models ?? [])];
-    const data = [...new Set(names)].map((id) => ({
-      id,
-      object: 'model',
-      created: 0,
-      owned_by: provider.name,
-    }));
-    return { object: 'list', data };
-  });
-
-  app.post('/v1/chat/completions', { errorHandler }, async (request, reply) => {
+/** A chat completion through the model runtime, JSON or streamed. */
+function completion({ runtime, budgets }: RouteParts) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const chat = readChatRequest(request.body);
     // The security gate resolved a session credential already (a daemon token names no session).
     const caller = gatewayCallerOf(request);
-    const budget = await gatewayCallBudget(request.headers[BUDGET_HEADER], caller, deps.budgets);
+    const budget = await gatewayCallBudget(request.headers[BUDGET_HEADER], caller, budgets);
     const head: CompletionHead = {
       id: '',
       created: Math.floor(Date.now() / 1000),
@@ -81,19 +85,42 @@ export function gatewayRoutes(app: FastifyInstance, deps: GatewayDeps): void {
     } finally {
       reply.raw.off('close', onClose);
     }
-  });
-
-  app.get<{ Params: { id: string; promptId: string } }>(
-    '/session/:id/prompts/:promptId/calls',
-    async (request) => {
-      const read = deps.journal.recordsForSession?.bind(deps.journal);
-      if (read === undefined)
-        throw new HttpError(501, 'journal_not_readable', 'This daemon journal cannot be read back');
-      const records = await read(request.params.id);
-      return { calls: promptCalls(records, request.params.promptId) };
-    },
-  );
+  };
 }
+
+const chatCompletions = defineRoute(
+  {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    tag: 'gateway',
+    summary: 'A chat completion through the model runtime (OpenAI wire)',
+    description:
+      'Admission, one deadline, the journal and the snapshot of the model runtime. Takes the daemon ' +
+      'token or a live per-session credential (`sluice-sess-…`), which attributes the call to its ' +
+      'session. Tools, tool calls, content parts and unknown fields pass through unchanged.',
+    body: { schema: ChatCompletionRequest, required: true },
+    responses: {
+      200: {
+        description: 'The completion; with `"stream": true`, server-sent chunks instead.',
+        schema: ChatCompletion,
+        stream: ChatCompletionChunks,
+      },
+      400: openAIErrorDoc('`invalid_chat_request`: the body is not a chat request.'),
+      413: openAIErrorDoc('The request is larger than the runtime admits.'),
+      429: openAIErrorDoc('The model runtime is full; retry after `Retry-After` seconds.'),
+      502: openAIErrorDoc('The provider failed; its own status and message when it gave one.'),
+    },
+  },
+  { errorHandler, handler: completion },
+);
+
+/**
+ * The OpenAI-compatible model gateway (`/v1/chat/completions`, `/v1/models`): every call goes
+ * through the model runtime (admission, deadline, journal, budgets, snapshot), attributed to the
+ * session whose credential it carries. Errors answer in OpenAI's shape, from the one error table.
+ * Also lists a prompt's model calls from the journal.
+ */
+export const GATEWAY_ROUTES: readonly Route[] = [models, chatCompletions, PROMPT_CALLS_ROUTE];
 
 /**
  * A call made for a running turn of a session (an external agent's, by its session credential)

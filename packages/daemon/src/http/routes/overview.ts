@@ -1,8 +1,9 @@
-import type { FastifyInstance } from 'fastify';
-import { withOpenPermissions, type PermissionBroker } from '../../permissions/index.js';
-import type { SessionBridge } from '../../sessions/index.js';
+import * as z from 'zod/mini';
+import { withOpenPermissions } from '../../permissions/index.js';
+import { badInput } from '../openapi/route-doc.js';
+import { defineRoute } from '../route.js';
 import { parseInput } from '../schemas/parse-input.js';
-import { OverviewQuery, explainSessionListQuery } from '../schemas/session-schemas.js';
+import { OverviewQuery, SessionSummary, explainSessionListQuery } from '../schemas/session-schemas.js';
 import { withWireTimes } from '../wire-time.js';
 
 /** Sessions `GET /daemon/sessions` lists without `?size=`. */
@@ -14,25 +15,45 @@ export const DEFAULT_OVERVIEW_SIZE = 100;
  * totals — what `sluice status` shows. Unlike `GET /workspace/:cwd/sessions` it lists no stored
  * sessions and tells whether the daemon is draining. Summaries carry no prompt text.
  */
-export function overviewRoutes(
-  app: FastifyInstance,
-  sessions: SessionBridge,
-  permissions: PermissionBroker,
-): void {
-  app.get<{ Querystring: Record<string, unknown> }>('/daemon/sessions', async (request) => {
-    const size = overviewSize(request.query);
-    const live = sessions.listSessions();
-    return {
-      draining: sessions.draining,
-      sessionCount: live.length,
-      pendingPromptTotal: sessions.pendingPromptTotal,
-      sessions: live
-        .slice(0, size)
-        .map((summary) => withWireTimes(withOpenPermissions(summary, permissions))),
-      truncated: live.length > size,
-    };
-  });
-}
+export const OVERVIEW_ROUTE = defineRoute(
+  {
+    method: 'GET',
+    path: '/daemon/sessions',
+    tag: 'operations',
+    summary: 'The live sessions of every workspace, with the daemon’s totals',
+    query: OverviewQuery,
+    responses: {
+      200: {
+        description: '`{draining, sessionCount, pendingPromptTotal, sessions, truncated}`.',
+        schema: z.looseObject({
+          draining: z.boolean(),
+          sessionCount: z.number(),
+          pendingPromptTotal: z.number(),
+          sessions: z.array(SessionSummary),
+          truncated: z.boolean(),
+        }),
+      },
+      400: badInput(['invalid_size']),
+    },
+  },
+  {
+    handler:
+      ({ sessions, permissions }) =>
+      async (request) => {
+        const size = overviewSize(request.query);
+        const live = sessions.listSessions();
+        return {
+          draining: sessions.draining,
+          sessionCount: live.length,
+          pendingPromptTotal: sessions.pendingPromptTotal,
+          sessions: live
+            .slice(0, size)
+            .map((summary) => withWireTimes(withOpenPermissions(summary, permissions))),
+          truncated: live.length > size,
+        };
+      },
+  },
+);
 
 function overviewSize(query: Record<string, unknown>): number {
   const { size } = parseInput(OverviewQuery, query, explainSessionListQuery);

@@ -1,40 +1,58 @@
-import type { FastifyInstance } from 'fastify';
-import type { PermissionBroker } from '../../permissions/index.js';
-import type { SessionBridge } from '../../sessions/index.js';
+import * as z from 'zod/mini';
 import { clientIdOf, type SessionParams } from '../request-helpers.js';
-import { VoteBody, explainVote } from '../schemas/permission-schemas.js';
+import { badInput } from '../openapi/route-doc.js';
+import { defineRoute, type Route } from '../route.js';
+import { EmptyObject, ErrorBody, SessionIdParams } from '../schemas/common-schemas.js';
+import { VoteBody, VoteParams, explainVote } from '../schemas/permission-schemas.js';
 import { parseBody } from '../schemas/request-body.js';
-
-interface VoteParams {
-  requestId: string;
-}
+import { CLIENT_ID } from './sessions.js';
 
 /**
- * Permission votes of PROTOCOL §7, first responder wins: `POST /session/:id/permission/:requestId`
+ * A permission vote of PROTOCOL §7, first responder wins: `POST /session/:id/permission/:requestId`
  * and the session-less `POST /permission/:requestId`. Body `{outcome:{outcome:"selected",optionId}}`
  * or `{outcome:{outcome:"cancelled"}}` → `200 {}`.
  */
-export function permissionRoutes(
-  app: FastifyInstance,
-  sessions: SessionBridge,
-  permissions: PermissionBroker,
-): void {
-  app.post<{ Params: SessionParams & VoteParams }>('/session/:id/permission/:requestId', async (request) => {
-    const { outcome } = parseBody(VoteBody, request, explainVote);
-    const { id, requestId } = request.params;
-    const clientId = clientIdOf(request);
-    sessions.status(id);
-    permissions.vote(requestId, outcome, {
-      sessionId: id,
-      ...(clientId === undefined ? {} : { clientId }),
-    });
-    return {};
-  });
-
-  app.post<{ Params: VoteParams }>('/permission/:requestId', async (request) => {
-    const { outcome } = parseBody(VoteBody, request, explainVote);
-    const clientId = clientIdOf(request);
-    permissions.vote(request.params.requestId, outcome, clientId === undefined ? {} : { clientId });
-    return {};
-  });
+function vote(onSession: boolean): Route {
+  return defineRoute<Partial<SessionParams> & { requestId: string }>(
+    {
+      method: 'POST',
+      path: onSession ? '/session/:id/permission/:requestId' : '/permission/:requestId',
+      tag: 'permissions',
+      summary: onSession ? "Vote on a session's permission request" : 'Vote on a permission request',
+      params: onSession ? z.object({ ...SessionIdParams.shape, ...VoteParams.shape }) : VoteParams,
+      headers: CLIENT_ID,
+      body: { schema: VoteBody, required: true },
+      responses: {
+        200: { description: 'The vote counted (the first responder wins).', schema: EmptyObject },
+        400: badInput([
+          'invalid_body',
+          'invalid_permission_outcome',
+          'invalid_option_id',
+          'invalid_client_id',
+        ]),
+        404: {
+          description: 'No open request with that id (unknown, or already resolved), or no such session.',
+          schema: ErrorBody,
+        },
+      },
+    },
+    {
+      handler:
+        ({ sessions, permissions }) =>
+        async (request) => {
+          const { outcome } = parseBody(VoteBody, request, explainVote);
+          const { id, requestId } = request.params;
+          const clientId = clientIdOf(request);
+          if (id !== undefined) sessions.status(id);
+          permissions.vote(requestId, outcome, {
+            ...(id === undefined ? {} : { sessionId: id }),
+            ...(clientId === undefined ? {} : { clientId }),
+          });
+          return {};
+        },
+    },
+  );
 }
+
+/** The permission votes of PROTOCOL §7. */
+export const PERMISSION_ROUTES: readonly Route[] = [vote(true), vote(false)];

@@ -1,16 +1,27 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
 import {
   InvalidIdempotencyKeyError,
   InvalidPromptError,
   MAX_IDEMPOTENCY_KEY_CHARS,
   PromptQueueFullError,
-  type SessionBridge,
 } from '../../sessions/index.js';
-import { parseBudgetId, type DurableBudgets } from '../../budgets/index.js';
+import { parseBudgetId } from '../../budgets/index.js';
 import { JSON_CONTENT_TYPE, preparedError } from '../prepared-error.js';
 import { clientIdOf, registeredClientIdOf, type SessionParams } from '../request-helpers.js';
-import { IDEMPOTENCY_KEY, readPromptBody } from '../schemas/prompt-schemas.js';
+import { SESSION_NOT_FOUND, badInput, overloaded } from '../openapi/route-doc.js';
+import { defineRoute, type Route, type RouteHandler, type RouteParts } from '../route.js';
+import { ErrorBody, SessionIdParams } from '../schemas/common-schemas.js';
+import {
+  IDEMPOTENCY_KEY,
+  IdempotencyKeyHeader,
+  PendingPrompts,
+  PromptAccepted,
+  PromptBody,
+  PromptParams,
+  PromptRemoved,
+  readPromptBody,
+} from '../schemas/prompt-schemas.js';
+import { CLIENT_ID, NO_CONTENT } from './sessions.js';
 
 /**
  * The request's `Idempotency-Key` (issue 19 item 12) with a fingerprint of what it asks (the
@@ -35,17 +46,19 @@ function idempotencyOf(
   return { key: header, fingerprint: createHash('sha256').update(text).digest('base64url') };
 }
 
-/** Prompt admission and the pending-prompt routes of PROTOCOL §5. */
-export function promptRoutes(app: FastifyInstance, sessions: SessionBridge, budgets?: DurableBudgets): void {
-  // Synchronous on purpose: under overload this route answers 503 at the rate of a bare server,
-  // so the refusal skips the promise wrapper, fastify's error path and a throw, and sends the
-  // bytes prepared for the (reused) refusal instead of serializing them again (SPEC BP-8).
+/**
+ * The admission handler. Synchronous on purpose: under overload this route answers 503 at the
+ * rate of a bare server, so the refusal skips the promise wrapper, fastify's error path and a
+ * throw, and sends the bytes prepared for the (reused) refusal instead of serializing them again
+ * (SPEC BP-8).
+ */
+function admission({ sessions, budgets }: RouteParts): RouteHandler<SessionParams, unknown> {
   const budgetRead = new WeakSet<object>();
-  app.post<{ Params: SessionParams }>('/session/:id/prompt', function admit(request, reply): unknown {
+  return function admit(request, reply): unknown {
     const { prompt, deadlineMs } = readPromptBody(request.body);
     const budgetId = parseBudgetId((request.body as { budgetId?: unknown }).budgetId, 'budgetId');
     // An unknown budget is a 404 before any 202 (issue 21): one not open here is read first.
-    if (budgetId !== undefined && budgets?.isOpen(budgetId) === false && !budgetRead.has(request)) {
+    if (budgetId !== undefined && !budgets.isOpen(budgetId) && !budgetRead.has(request)) {
       budgetRead.add(request);
       return budgets.open(budgetId).then(() => admit.call(this, request, reply));
     }
@@ -73,26 +86,113 @@ export function promptRoutes(app: FastifyInstance, sessions: SessionBridge, budg
     if (recorded === undefined) return reply.code(202).send(accepted);
     void recorded.then(() => reply.code(202).send(accepted));
     return reply;
-  });
-
-  app.get<{ Params: SessionParams }>('/session/:id/pending-prompts', async (request) => {
-    clientIdOf(request);
-    return { pendingPrompts: sessions.pendingPrompts(request.params.id) };
-  });
-
-  app.delete<{ Params: SessionParams & { promptId: string } }>(
-    '/session/:id/pending-prompts/:promptId',
-    async (request) => {
-      const { id, promptId } = request.params;
-      registeredClientIdOf(sessions, request, id);
-      return { removed: sessions.removePendingPrompt(id, promptId) };
-    },
-  );
-
-  app.post<{ Params: SessionParams }>('/session/:id/cancel', async (request, reply) => {
-    const { id } = request.params;
-    registeredClientIdOf(sessions, request, id);
-    sessions.cancel(id);
-    return reply.code(204).send();
-  });
+  };
 }
+
+const sendPrompt = defineRoute<SessionParams, unknown>(
+  {
+    method: 'POST',
+    path: '/session/:id/prompt',
+    tag: 'prompts',
+    summary: 'Admit a prompt to the session (non-blocking)',
+    description:
+      'Admission is synchronous: `202` once admitted, or `503 prompt_queue_full` with ' +
+      '`Retry-After: 5` and nothing queued (SPEC BP-8). The prompt ends with exactly one ' +
+      '`turn_complete` or `turn_error` on the event stream, carrying its `promptId`.',
+    params: SessionIdParams,
+    headers: { ...CLIENT_ID, 'Idempotency-Key': { schema: IdempotencyKeyHeader } },
+    body: { schema: PromptBody, required: true },
+    responses: {
+      202: { description: 'Admitted.', schema: PromptAccepted },
+      400: badInput([
+        'invalid_body',
+        'invalid_prompt',
+        'invalid_deadline_ms',
+        'invalid_client_id',
+        'invalid_idempotency_key',
+      ]),
+      404: SESSION_NOT_FOUND,
+      422: { description: '`idempotency_key_reused` with another body.', schema: ErrorBody },
+      503: overloaded(['prompt_queue_full']),
+    },
+  },
+  { handler: admission },
+);
+
+const pendingPrompts = defineRoute<SessionParams>(
+  {
+    method: 'GET',
+    path: '/session/:id/pending-prompts',
+    tag: 'prompts',
+    summary: 'The running and queued prompts of a session',
+    params: SessionIdParams,
+    headers: CLIENT_ID,
+    responses: {
+      200: { description: 'Running first.', schema: PendingPrompts },
+      400: badInput(['invalid_client_id']),
+      404: SESSION_NOT_FOUND,
+    },
+  },
+  {
+    handler:
+      ({ sessions }) =>
+      async (request) => {
+        clientIdOf(request);
+        return { pendingPrompts: sessions.pendingPrompts(request.params.id) };
+      },
+  },
+);
+
+const removePendingPrompt = defineRoute<SessionParams & { promptId: string }>(
+  {
+    method: 'DELETE',
+    path: '/session/:id/pending-prompts/:promptId',
+    tag: 'prompts',
+    summary: 'Remove a queued prompt, or abort the running one',
+    params: PromptParams,
+    headers: CLIENT_ID,
+    responses: {
+      200: { description: 'Whether a prompt was removed.', schema: PromptRemoved },
+      400: badInput(['invalid_client_id']),
+      404: SESSION_NOT_FOUND,
+    },
+  },
+  {
+    handler:
+      ({ sessions }) =>
+      async (request) => {
+        const { id, promptId } = request.params;
+        registeredClientIdOf(sessions, request, id);
+        return { removed: sessions.removePendingPrompt(id, promptId) };
+      },
+  },
+);
+
+const cancel = defineRoute<SessionParams>(
+  {
+    method: 'POST',
+    path: '/session/:id/cancel',
+    tag: 'prompts',
+    summary: 'Cancel the running prompt (queued ones stay)',
+    params: SessionIdParams,
+    headers: CLIENT_ID,
+    responses: {
+      204: NO_CONTENT,
+      400: badInput(['invalid_client_id']),
+      404: SESSION_NOT_FOUND,
+    },
+  },
+  {
+    handler:
+      ({ sessions }) =>
+      async (request, reply) => {
+        const { id } = request.params;
+        registeredClientIdOf(sessions, request, id);
+        sessions.cancel(id);
+        return reply.code(204).send();
+      },
+  },
+);
+
+/** Prompt admission and the pending-prompt routes of PROTOCOL §5. */
+export const PROMPT_ROUTES: readonly Route[] = [sendPrompt, pendingPrompts, removePendingPrompt, cancel];

@@ -1,14 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import type * as z from 'zod/mini';
-import { HttpError } from '../../wire/index.js';
+import { CodedError } from '@sluice/protocol';
 import { parseInput, type InputIssue } from './parse-input.js';
 
 /** Explains a failed field of an object body; `undefined` for an issue it does not own. */
 export type FieldExplainer = (issue: InputIssue, body: Record<string, unknown>) => Error | undefined;
 
 /** A body that is not a JSON object (PROTOCOL §1), whatever route it was sent to. */
-export function invalidBody(): HttpError {
-  return new HttpError(400, 'invalid_body', 'Request body must be a JSON object');
+export function invalidBody(): CodedError {
+  return new CodedError('invalid_body', 'Request body must be a JSON object');
 }
 
 /**

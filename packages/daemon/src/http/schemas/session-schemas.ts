@@ -1,4 +1,4 @@
-import { describeValue } from '@sluice/protocol';
+import { CodedError, describeValue } from '@sluice/protocol';
 import * as z from 'zod/mini';
 import {
   InvalidBranchNameError,
@@ -9,7 +9,6 @@ import {
   MAX_BRANCH_NAME_CHARS,
   MAX_SESSION_LIST_SIZE,
 } from '../../sessions/index.js';
-import { HttpError } from '../../wire/index.js';
 import { SessionHandleShape, StreamPosition, WireTime, absolutePath, documented } from './common-schemas.js';
 import { fieldOf, type IssueExplainer } from './parse-input.js';
 import type { FieldExplainer } from './request-body.js';
@@ -46,11 +45,7 @@ export const explainCreateSession: FieldExplainer = (issue, body) => {
     case 'sessionId':
       return new InvalidSessionIdError(body['sessionId']);
     case 'agent':
-      return new HttpError(
-        400,
-        'unknown_agent',
-        `agent must be a string, got ${describeValue(body['agent'])}`,
-      );
+      return new CodedError('unknown_agent', `agent must be a string, got ${describeValue(body['agent'])}`);
     default:
       return undefined;
   }
@@ -118,8 +113,7 @@ export const OverviewQuery = z.looseObject({
 export const explainSessionListQuery: IssueExplainer<Record<string, unknown>> = (issue, query) =>
   fieldOf(issue) === 'cursor'
     ? new InvalidSessionCursorError(query['cursor'])
-    : new HttpError(
-        400,
+    : new CodedError(
         'invalid_size',
         `size must be an integer in [1, ${MAX_SESSION_LIST_SIZE}], got ${describeValue(query['size'])}`,
       );
@@ -136,7 +130,7 @@ export const DeleteSessionQuery = z.looseObject({
 
 /** Errors of the close route's query. */
 export const explainDeleteSessionQuery: IssueExplainer<Record<string, unknown>> = (_issue, query) =>
-  new HttpError(400, 'invalid_purge', `purge must be true or false, got ${describeValue(query['purge'])}`);
+  new CodedError('invalid_purge', `purge must be true or false, got ${describeValue(query['purge'])}`);
 
 /** `:cwd` of the listing: a URL-encoded absolute path. */
 export const WorkspaceParams = z.object({

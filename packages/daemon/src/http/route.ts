@@ -1,0 +1,92 @@
+import type { ModelRuntime, Journal } from '@sluice/runtime';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AcpDaemon, AcpHttpRegistryOptions } from '../acp/index.js';
+import type { DurableBudgets } from '../budgets/index.js';
+import type { ObservedDaemon } from '../observe/index.js';
+import type { PermissionBroker } from '../permissions/index.js';
+import type { SessionBridge } from '../sessions/index.js';
+import type { RouteDoc } from './openapi/route-doc.js';
+
+/** What route handlers are built from: the daemon's parts (never `Daemon` itself) and settings. */
+export interface RouteParts {
+  sessions: SessionBridge;
+  permissions: PermissionBroker;
+  runtime: ModelRuntime;
+  journal: Journal;
+  budgets: DurableBudgets;
+  /** The primary workspace (`/capabilities`). */
+  workspace: string;
+  heartbeatMs: number;
+  /** The daemon's bearer token, when it has one (the dashboard signs browsers in with it). */
+  token: string | undefined;
+  /** ACP over HTTP: the daemon as ACP sees it, and its limits. */
+  acp: { daemon: AcpDaemon; options: Partial<AcpHttpRegistryOptions> };
+  /** The daemon's counters; present exactly when the {@link Route.metrics} routes are served. */
+  observed: ObservedDaemon | undefined;
+  /** The routes this server serves, as `GET /openapi.json` describes them. */
+  routes: readonly RouteDoc[];
+}
+
+/** A handler, typed by the route's path parameters and query. */
+export type RouteHandler<Params, Query> = (
+  this: FastifyInstance,
+  request: FastifyRequest<{ Params: Params; Querystring: Query }>,
+  reply: FastifyReply,
+) => unknown;
+
+/** What a route adds to its description to be served. */
+export interface RouteServing<Params, Query> {
+  /** Builds the handler from the server's parts, once per server (`app` is the root instance). */
+  handler(parts: RouteParts, app: FastifyInstance): RouteHandler<Params, Query>;
+  /** Answers errors its own way (the model gateway, in OpenAI's shape). */
+  errorHandler?: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void;
+  /** The body reaches the handler as text: the route parses it (JSON-RPC answers bad JSON itself). */
+  rawBody?: boolean;
+}
+
+/**
+ * One route as data: its description (method, path, schemas, responses, summary — what
+ * `/openapi.json`, the route reference and the fuzz test read) and how it is mounted. The
+ * server registers exactly the routes of `routes/index.ts`, each at its described method and path.
+ */
+export interface Route extends RouteDoc {
+  /** Served only by a daemon with its counters on (`--no-metrics` drops it). */
+  metrics?: boolean;
+  /** Registers the route's handler on `app`. */
+  mount(app: FastifyInstance, parts: RouteParts): void;
+}
+
+/** A {@link Route} from its description and its handler; the path and method come from the description. */
+export function defineRoute<Params = Record<string, string>, Query = Record<string, unknown>>(
+  doc: RouteDoc & { metrics?: boolean },
+  serving: RouteServing<Params, Query>,
+): Route {
+  return {
+    ...doc,
+    mount(app, parts) {
+      const handler = serving.handler(parts, app);
+      const register = (scope: FastifyInstance): void => {
+        scope.route<{ Params: Params; Querystring: Query }>({
+          method: doc.method,
+          url: doc.path,
+          handler,
+          ...(serving.errorHandler === undefined ? {} : { errorHandler: serving.errorHandler }),
+        });
+      };
+      if (serving.rawBody !== true) return register(app);
+      void app.register(async (scope) => {
+        scope.removeContentTypeParser('application/json');
+        scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
+          done(null, body),
+        );
+        register(scope);
+      });
+    },
+  };
+}
+
+/** `value`, which the route's serving condition guarantees; a clear failure if it does not. */
+export function present<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`${what} is needed by this route but the server has none`);
+  return value;
+}
