@@ -41,11 +41,11 @@ export function daemonCommand(
   program: Command,
   name: string,
   description: string,
-  http: { http: boolean },
+  scope: { http: boolean },
 ): Command {
   return settingOptions(
     program.command(name).description(description).addHelpText('after', environmentHelp),
-    http,
+    scope,
   );
 }
 
