@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describeValue } from '@sluice/protocol';
 import type { Command, Option } from 'commander';
-import type { AgentTable } from '../settings/index.js';
+import type { AgentTable } from '../kinds/index.js';
 
 /** A config file that cannot be read, is not TOML, or holds an unknown key or a bad value. */
 export class ConfigFileError extends Error {

@@ -1,4 +1,5 @@
-import { SETTING_ENTRIES, flagName } from '../settings/index.js';
+import { flagName } from '../kinds/index.js';
+import { SETTING_ENTRIES } from '../settings/index.js';
 
 /** The keys `sluice acp` skips in a config file written for `serve` too: the HTTP server's. */
 export const SERVE_ONLY_KEYS: readonly string[] = SETTING_ENTRIES.filter(

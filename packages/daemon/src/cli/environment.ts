@@ -1,4 +1,5 @@
-import { SETTING_ENTRIES, type EnvironmentVariable } from '../settings/index.js';
+import type { EnvironmentVariable } from '../kinds/index.js';
+import { SETTING_ENTRIES } from '../settings/index.js';
 
 /**
  * The environment variables the `sluice` command reads besides each flag's `SLUICE_<FLAG>`, for

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { parseAgentSpec, type AgentCommand } from '../agents/index.js';
 import { DaemonConfigError, type DaemonConfig } from '../config.js';
-import { SETTING_ENTRIES, type AgentTable } from '../settings/index.js';
+import type { AgentTable } from '../kinds/index.js';
+import { SETTING_ENTRIES } from '../settings/index.js';
 import type { DaemonFlags } from './serve.js';
 
 const DAEMON_SETTINGS = SETTING_ENTRIES.filter(([, setting]) => setting.scope === 'daemon');

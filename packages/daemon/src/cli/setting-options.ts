@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { environmentHelp } from './environment.js';
-import { SETTING_ENTRIES, TOPICS, environmentName, type Setting } from '../settings/index.js';
+import { TOPICS, environmentName, type Setting } from '../kinds/index.js';
+import { SETTING_ENTRIES } from '../settings/index.js';
 
 /** `--help`'s heading of a topic: `Model scheduler:`. */
 function heading(topic: string): string {

@@ -1,6 +1,6 @@
 import { EchoProvider, MAX_TIMER_MS } from '@sluice/runtime';
 import { DEFAULT_ECHO_DELAY_MS } from '../defaults.js';
-import { int } from '../settings/kinds.js';
+import { int } from '../kinds/index.js';
 import { defineProvider } from './provider.js';
 
 /** The built-in echo model: answers with the prompt, after `--echo-delay-ms`. No network, no key. */

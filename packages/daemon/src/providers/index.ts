@@ -1,2 +1,10 @@
-export type { ProviderEntry } from './provider.js';
-export { PROVIDERS, PROVIDER_NAMES, loadProvider, type ProviderName } from './registry.js';
+export { defineProvider, type ProviderEntry } from './provider.js';
+export {
+  PROVIDERS,
+  PROVIDER_NAMES,
+  PROVIDER_SETTINGS,
+  loadProvider,
+  providerSetting,
+  type ProviderName,
+  type ProviderSettings,
+} from './registry.js';

@@ -1,4 +1,4 @@
-import { httpUrl, text } from '../settings/kinds.js';
+import { httpUrl, text } from '../kinds/index.js';
 import { defineProvider } from './provider.js';
 
 /**

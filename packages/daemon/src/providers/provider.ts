@@ -1,5 +1,5 @@
 import type { ModelProvider } from '@sluice/runtime';
-import type { ConfigOf, SettingTable } from '../settings/setting.js';
+import type { ConfigOf, SettingTable } from '../kinds/index.js';
 
 /**
  * A model provider the daemon can be started with (`--provider <name>`): its own settings and

@@ -1,6 +1,6 @@
 import type { ModelProvider } from '@sluice/runtime';
 import type { DaemonConfig } from '../config.js';
-import { oneOf } from '../settings/kinds.js';
+import { oneOf } from '../kinds/index.js';
 import { echo } from './echo.js';
 import { openai } from './openai.js';
 import type { ProviderEntry } from './provider.js';

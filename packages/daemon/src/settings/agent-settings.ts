@@ -5,9 +5,7 @@ import {
   DEFAULT_AGENT_MAX_PROCESSES,
   DEFAULT_AGENT_SESSIONS_PER_PROCESS,
 } from '../defaults.js';
-import { agentList } from './agent-kind.js';
-import { int } from './kinds.js';
-import type { SettingTable } from './setting.js';
+import { agentList, int, type SettingTable } from '../kinds/index.js';
 
 /** External ACP agents as session backends, and the processes that run them. */
 export const AGENT_SETTINGS = {

@@ -1,8 +1,7 @@
 import { DEFAULT_SCHEDULER_LIMITS, MAX_TIMER_MS } from '@sluice/runtime';
 import { DEFAULT_CONTEXT_MAX_BYTES } from '../defaults.js';
-import { PROVIDER_SETTINGS, providerSetting } from '../providers/registry.js';
-import { int } from './kinds.js';
-import type { SettingTable } from './setting.js';
+import { PROVIDER_SETTINGS, providerSetting } from '../providers/index.js';
+import { int, type SettingTable } from '../kinds/index.js';
 
 const limits = DEFAULT_SCHEDULER_LIMITS;
 

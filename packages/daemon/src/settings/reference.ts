@@ -1,5 +1,5 @@
 import { SETTING_ENTRIES } from './table.js';
-import { TOPICS, environmentName, flagName, type Setting } from './setting.js';
+import { TOPICS, environmentName, flagName, type Setting } from '../kinds/index.js';
 
 /** The command that rewrites docs/reference/configuration.md from the table. */
 export const REFERENCE_COMMAND = 'npm run docs:configuration';

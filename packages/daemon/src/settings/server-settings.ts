@@ -1,7 +1,6 @@
 import { MAX_TIMER_MS } from '@sluice/runtime';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS, LOG_LEVEL_NAMES } from '../defaults.js';
-import { flag, int, oneOf, origins, text } from './kinds.js';
-import type { SettingTable } from './setting.js';
+import { flag, int, oneOf, origins, text, type SettingTable } from '../kinds/index.js';
 
 /** The HTTP server's settings (`sluice serve` only), and those the command reads itself. */
 export const SERVER_SETTINGS = {

@@ -14,8 +14,7 @@ import {
   MAX_RING_SIZE,
   MAX_TERMINAL_EVENT_DELAY_MS,
 } from '../defaults.js';
-import { int, text } from './kinds.js';
-import type { SettingTable } from './setting.js';
+import { int, text, type SettingTable } from '../kinds/index.js';
 
 /** The workspace, its sessions, their prompts and events; how shutdown and permissions wait. */
 export const SESSION_SETTINGS = {

@@ -5,8 +5,7 @@ import {
   DEFAULT_STORE_LEASE_MS,
   MAX_JOURNAL_RETENTION_DAYS,
 } from '../defaults.js';
-import { int, matching, oneOf, redisUrl, text, httpUrl } from './kinds.js';
-import type { SettingTable } from './setting.js';
+import { int, matching, oneOf, redisUrl, text, httpUrl, type SettingTable } from '../kinds/index.js';
 
 /** Where the journal and the sessions live, and the fleet that shares them and the model limits. */
 export const STORAGE_SETTINGS = {

@@ -1,9 +1,8 @@
 import { AGENT_SETTINGS } from './agent-settings.js';
-import type { Kind } from './kinds.js';
+import type { Kind, ConfigKey, ConfigValue, Setting } from '../kinds/index.js';
 import { MODEL_SETTINGS } from './model-settings.js';
 import { SERVER_SETTINGS } from './server-settings.js';
 import { SESSION_SETTINGS } from './session-settings.js';
-import type { ConfigKey, ConfigValue, Setting } from './setting.js';
 import { STORAGE_SETTINGS } from './storage-settings.js';
 
 /**

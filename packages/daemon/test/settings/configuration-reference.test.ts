@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { format, resolveConfig } from 'prettier';
 import { expect, test } from 'vitest';
 import { REFERENCE_COMMAND, configurationReference } from '../../src/settings/reference.js';
-import { SETTING_ENTRIES, flagName } from '../../src/settings/index.js';
+import { flagName } from '../../src/kinds/index.js';
+import { SETTING_ENTRIES } from '../../src/settings/index.js';
 
 const path = join(dirname(fileURLToPath(import.meta.url)), '../../../../docs/reference/configuration.md');
 

@@ -4,7 +4,8 @@ import { buildProgram } from '../../src/cli/program.js';
 import { FLAG_OF } from '../../src/cli/flag-config.js';
 import { SERVE_ONLY_KEYS } from '../../src/cli/config-options.js';
 import { PROVIDER_NAMES } from '../../src/providers/index.js';
-import { SETTING_ENTRIES, environmentName, flagName } from '../../src/settings/index.js';
+import { environmentName, flagName } from '../../src/kinds/index.js';
+import { SETTING_ENTRIES } from '../../src/settings/index.js';
 
 function command(name: 'serve' | 'acp') {
   return buildProgram().commands.find((candidate) => candidate.name() === name)!;
