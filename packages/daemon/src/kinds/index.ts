@@ -1,4 +1,4 @@
-export { collectOrigin, collectString, integer, nonEmpty } from './argument-parsers.js';
+export { collectOrigin, integer, nonEmpty } from './argument-parsers.js';
 export { agentList, type AgentConfig, type AgentTable } from './agent-kind.js';
 export {
   flag,
@@ -8,7 +8,6 @@ export {
   oneOf,
   origins,
   redisUrl,
-  strings,
   text,
   type IntOptions,
   type Kind,

@@ -1,4 +1,4 @@
-import { collectOrigin, collectString, integer, nonEmpty } from './argument-parsers.js';
+import { collectOrigin, integer, nonEmpty } from './argument-parsers.js';
 
 /**
  * What a setting's value is: how a flag's (or an environment variable's, or a TOML key's) text
@@ -117,11 +117,4 @@ export const origins: Kind<string[]> = {
   describe: 'list of origins',
   parse: collectOrigin,
   violation: (value) => (Array.isArray(value) ? undefined : 'must be a list of origins'),
-};
-
-/** A repeatable flag of non-blank strings. */
-export const strings: Kind<string[]> = {
-  describe: 'list of strings',
-  parse: collectString,
-  violation: (value) => (Array.isArray(value) ? undefined : 'must be a list of strings'),
 };
