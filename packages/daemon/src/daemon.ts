@@ -1,7 +1,6 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
-  EchoProvider,
   ModelRuntime,
   SharedModelRuntime,
   systemClock,
@@ -13,6 +12,7 @@ import {
   type SchedulerObserver,
 } from '@sluice/runtime';
 import { AcpAgentPool, ChatAgent, type AgentLog } from './agents/index.js';
+import { PROVIDERS, type ProviderEntry } from './providers/index.js';
 import { DurableBudgets, MemoryBudgetStore, type BudgetStore } from './budgets/index.js';
 import {
   DaemonConfigError,
@@ -288,14 +288,15 @@ function buildAgentPool(
 }
 
 function buildProvider(config: ResolvedDaemonConfig): ModelProvider {
-  // `@sluice/runtime/openai` loads the `openai` SDK (~150 modules), so it is not imported here:
-  // the caller builds the provider (the CLI does, see `openAIProvider` in cli/serve.ts).
-  if (config.provider === 'openai')
+  // A provider that loads an SDK (`openai`: ~150 modules) is not imported here: the caller loads
+  // it (the CLI does, see `loadProvider` in providers/registry.ts) and passes it in.
+  const entry = PROVIDERS[config.provider] as ProviderEntry;
+  if (entry.create === undefined)
     throw new DaemonConfigError(
       'provider',
-      'provider "openai" must be passed in as parts.provider (OpenAIProvider from @sluice/runtime/openai)',
+      `provider "${config.provider}" must be passed in as parts.provider (${entry.hostPart})`,
     );
-  return new EchoProvider({ latencyMs: config.echoDelayMs });
+  return entry.create(config);
 }
 
 /** Resolves once no prompt is pending, or after `timeoutMs`. */

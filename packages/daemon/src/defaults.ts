@@ -76,3 +76,17 @@ export const DEFAULT_AGENT_START_TIMEOUT_MS = 60_000;
 export const DEFAULT_STORE_LEASE_MS = 15_000;
 /** Durable task budgets a daemon stores at most (`--max-budgets`, issue 21); more are refused. */
 export const DEFAULT_MAX_BUDGETS = 10_000;
+
+/** pino's levels by name: what `--log-level` and `SLUICE_LOG_LEVEL` take. */
+export const LOG_LEVELS: Readonly<Record<string, number>> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Infinity,
+};
+
+/** The names of {@link LOG_LEVELS}. */
+export const LOG_LEVEL_NAMES: readonly string[] = Object.keys(LOG_LEVELS);

@@ -1,4 +1,14 @@
 export { DESCRIBED_VALUE_MAX_CHARS, describeValue } from './describe-value.js';
+export {
+  integerInRange,
+  invalidValue,
+  nonNegativeFiniteNumber,
+  nonNegativeInteger,
+  positiveFiniteNumber,
+  positiveInteger,
+  positiveIntegerOrInfinity,
+  type InvalidValueError,
+} from './validate.js';
 export { DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION, MAX_TIMER_MS, SSE_HEARTBEAT_MS } from './limits.js';
 export {
   MODEL_ERROR_CODES,

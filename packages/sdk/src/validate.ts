@@ -1,6 +1,8 @@
+import { invalidValue, nonNegativeInteger as count, positiveFiniteNumber } from '@sluice/protocol';
 import { DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION, MAX_TIMER_MS } from './defaults.js';
 
-// Every check of an option or argument, with the value in its message.
+// Every check of an option or argument, in the one form of @sluice/protocol's validation
+// (`<name> must be <rule>, got <value>`); the SDK's throw `TypeError`.
 
 /**
  * Normalizes `maxPendingPromptsPerSession` (BP-13): the capability value passes straight
@@ -11,8 +13,11 @@ export function normalizePendingPromptLimit(value: number | null | undefined): n
   if (value === undefined) return DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION;
   if (value === null || value === 0 || value === Infinity) return Infinity;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
-    throw new TypeError(
-      `maxPendingPromptsPerSession must be a non-negative integer, Infinity or null, got ${String(value)}`,
+    throw invalidValue(
+      'maxPendingPromptsPerSession',
+      'a non-negative integer, Infinity or null',
+      value,
+      TypeError,
     );
   return value;
 }
@@ -22,75 +27,65 @@ export function optionalTimeoutMs(name: string, value: number | undefined, fallb
   if (value === undefined) return fallback;
   if (value === Infinity || value === 0) return 0;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-    throw new TypeError(
-      `${name} must be a non-negative number of milliseconds or Infinity, got ${String(value)}`,
-    );
+    throw invalidValue(name, 'a non-negative number of milliseconds or Infinity', value, TypeError);
   return value;
 }
 
 /** A non-negative integer option. */
 export function nonNegativeInteger(name: string, value: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
-    throw new TypeError(`${name} must be a non-negative integer, got ${String(value)}`);
-  return value;
+  return count(name, value, TypeError);
 }
 
 /** A positive finite number option. */
 export function positiveNumber(name: string, value: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
-    throw new TypeError(`${name} must be a positive finite number, got ${String(value)}`);
-  return value;
+  return positiveFiniteNumber(name, value, TypeError);
 }
 
 /** A whole number of ms a timer can wait (0 … {@link MAX_TIMER_MS}); `0` means none. */
 export function timerMs(name: string, value: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_TIMER_MS)
-    throw new TypeError(
-      `${name} must be an integer number of milliseconds in [0, ${MAX_TIMER_MS}], got ${String(value)}`,
-    );
+    throw invalidValue(name, `an integer number of milliseconds in [0, ${MAX_TIMER_MS}]`, value, TypeError);
   return value;
 }
 
 /** An event id to resume after: a non-negative safe integer, or `undefined` for none. */
 export function eventCursor(name: string, value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new TypeError(`${name} must be a non-negative integer, got ${String(value)}`);
-  return value;
+  return count(name, value, TypeError);
 }
 
 /** The daemon's base URL: an absolute http(s) URL, returned without trailing slashes. */
 export function baseUrl(value: unknown): string {
-  if (typeof value !== 'string') throw new TypeError(`baseUrl must be a string, got ${String(value)}`);
+  if (typeof value !== 'string') throw invalidValue('baseUrl', 'a string', value, TypeError);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new TypeError(`baseUrl must be an absolute http(s) URL, got ${JSON.stringify(value)}`);
+    throw invalidValue('baseUrl', 'an absolute http(s) URL', value, TypeError);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new TypeError(`baseUrl must be an absolute http(s) URL, got ${JSON.stringify(value)}`);
+    throw invalidValue('baseUrl', 'an absolute http(s) URL', value, TypeError);
   return value.replace(/\/+$/, '');
 }
 
 /** An options argument that must be an object. */
 export function optionsObject<T>(name: string, value: T): T {
   if (typeof value !== 'object' || value === null)
-    throw new TypeError(`${name} options must be an object, got ${String(value)}`);
+    throw invalidValue(`${name} options`, 'an object', value, TypeError);
   return value;
 }
 
 /** An optional string that must not be empty when given. */
 export function optionalNonEmptyString(name: string, value: unknown): string | undefined {
   if (value !== undefined && (typeof value !== 'string' || value.length === 0))
-    throw new TypeError(`${name} must be a non-empty string when given`);
+    throw invalidValue(name, 'a non-empty string when given', value, TypeError);
   return value as string | undefined;
 }
 
 /** An optional function. */
 export function optionalFunction<F>(name: string, value: F | undefined): F | undefined {
   if (value !== undefined && typeof value !== 'function')
-    throw new TypeError(`${name} must be a function, got ${typeof value}`);
+    throw invalidValue(name, 'a function', value, TypeError);
   return value;
 }
 
@@ -99,8 +94,8 @@ export function sessionClientOptions<T extends { client: unknown; session: { ses
   options: T,
 ): T {
   if (typeof options !== 'object' || options === null || typeof options.client !== 'object')
-    throw new TypeError('DaemonSessionClient needs { client, session }');
+    throw invalidValue('DaemonSessionClient options', 'an object { client, session }', options, TypeError);
   if (typeof options.session?.sessionId !== 'string')
-    throw new TypeError(`session.sessionId must be a string, got ${String(options.session?.sessionId)}`);
+    throw invalidValue('session.sessionId', 'a string', options.session?.sessionId, TypeError);
   return options;
 }

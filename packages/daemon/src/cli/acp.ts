@@ -2,13 +2,10 @@ import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
 import { serveAcpStream } from '../acp/index.js';
 import type { LazyLogger } from './lazy-logger.js';
-import { daemonFromFlags, logFromEnv, operatorLog, sharedStoreEvents, type ServeOptions } from './serve.js';
+import { daemonFromFlags, logFromEnv, operatorLog, sharedStoreEvents, type DaemonFlags } from './serve.js';
 
 /** Options of `sluice acp`: the daemon flags of `serve`, without the HTTP ones. */
-export type AcpCommandOptions = Omit<
-  ServeOptions,
-  'port' | 'hostname' | 'token' | 'requireAuth' | 'allowOrigin' | 'sseHeartbeatMs'
->;
+export type AcpCommandOptions = DaemonFlags;
 
 /**
  * `sluice acp`: ACP over stdin/stdout (newline-delimited JSON-RPC) backed by an in-process

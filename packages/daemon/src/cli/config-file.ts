@@ -1,17 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describeValue } from '@sluice/protocol';
 import type { Command, Option } from 'commander';
+import type { AgentTable } from '../kinds/index.js';
 
 /** A config file that cannot be read, is not TOML, or holds an unknown key or a bad value. */
 export class ConfigFileError extends Error {
   readonly code = 'invalid_config_file';
 }
 
-/** An external agent written as a TOML table: `[[agent]]` with `name` and `command`. */
-export interface AgentTable {
-  name: string;
-  command: string[];
-}
+export type { AgentTable };
 
 /** What {@link applyConfigFile} set: the file, and the keys whose values came from it. */
 export interface AppliedConfigFile {

@@ -1,14 +1,15 @@
+import type { EnvironmentVariable } from '../kinds/index.js';
+import { SETTING_ENTRIES } from '../settings/index.js';
+
 /**
- * The environment variables the `sluice` command reads, for `--help`. A test scans the sources
- * for reads of the environment and holds this table to them.
+ * The environment variables the `sluice` command reads besides each flag's `SLUICE_<FLAG>`, for
+ * `--help`: those the settings table names (settings/), and the bundle's own. A test scans the
+ * sources for reads of the environment and holds this list to them.
  */
-export const ENVIRONMENT_VARIABLES: ReadonlyArray<readonly [name: string, meaning: string]> = [
-  ['SLUICE_TOKEN', 'bearer token when --token is not given'],
-  ['QWEN_SERVER_TOKEN', 'bearer token when neither --token nor SLUICE_TOKEN is set (as `qwen serve`)'],
+export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
+  ...SETTING_ENTRIES.flatMap(([, setting]) => [...(setting.ownEnv ?? []), ...(setting.fallbackEnv ?? [])]),
   ['SLUICE_LOG_LEVEL', 'level of the JSON log on stderr (default info; trace … fatal, silent)'],
   ['SLUICE_CODE_CACHE', '0 runs the bundle without the V8 code caches kept next to it'],
-  ['OPENAI_API_KEY', 'API key --provider openai sends (none = no Authorization header)'],
-  ['OPENAI_BASE_URL', 'base URL of --provider openai when --base-url is not given'],
 ];
 
 /** The "Environment variables:" section of `--help`. */
@@ -18,6 +19,8 @@ export function environmentHelp(): string {
   return [
     '',
     'Environment variables:',
+    '  Every flag --<name> is also read from SLUICE_<NAME> (upper snake case, e.g. SLUICE_MAX_SESSIONS),',
+    '  shown as "env:" beside it; the command line wins over a --config file, which wins over them.',
     ...lines,
     '  An external agent process (--agent) inherits the environment, with OPENAI_BASE_URL and',
     "  OPENAI_API_KEY set to this daemon's gateway and its session's credential.",

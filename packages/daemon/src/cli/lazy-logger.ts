@@ -1,16 +1,9 @@
 import type { Logger, pino as Pino } from 'pino';
 import { jsonLine } from './json-line.js';
 
-/** pino's levels by name: what `--log-level` and `SLUICE_LOG_LEVEL` take. */
-export const LOG_LEVELS: Readonly<Record<string, number>> = {
-  trace: 10,
-  debug: 20,
-  info: 30,
-  warn: 40,
-  error: 50,
-  fatal: 60,
-  silent: Infinity,
-};
+import { LOG_LEVELS } from '../defaults.js';
+
+export { LOG_LEVELS };
 
 type Method = 'debug' | 'info' | 'warn' | 'error';
 

@@ -1,72 +1,27 @@
 import { randomBytes } from 'node:crypto';
-import type { ModelProvider } from '@sluice/runtime';
 import type { FastifyInstance } from 'fastify';
 import { DaemonConfigError, resolveDaemonConfig, type DaemonConfig } from '../config.js';
+import { PROVIDERS, loadProvider, type ProviderEntry } from '../providers/index.js';
+import type { CommandOptions } from '../settings/index.js';
 import { createDaemon, type Daemon, type DaemonParts, type DaemonStorage } from '../daemon.js';
 import { buildServer, isLoopbackHost, type ServerOptions } from '../http/index.js';
-import type { AgentTable, AppliedConfigFile } from './config-file.js';
+import type { AppliedConfigFile } from './config-file.js';
 import { FLAG_OF, daemonConfig } from './flag-config.js';
-import type { ConfigFlags } from './config-options.js';
 import { openFleetStorage, type FleetStorageEvents } from './fleet-storage.js';
 import { fleetCapacity } from './fleet-capacity.js';
 import { LazyLogger } from './lazy-logger.js';
 import { DaemonTap } from '../observe/index.js';
 
-/** Parsed options of `sluice serve`. */
-export interface ServeOptions extends ConfigFlags {
+/** The parsed options of the daemon's settings (`sluice acp`'s, and `serve`'s but the HTTP server's). */
+export type DaemonFlags = CommandOptions<'daemon' | 'command'> & {
   /** The config file the options were read from, if any: errors then name its keys. */
   configFile?: AppliedConfigFile;
-  port: number;
-  hostname: string;
-  token?: string;
-  requireAuth?: boolean;
-  allowOrigin?: string[];
-  workspace?: string;
-  maxPendingPromptsPerSession: number;
-  promptDeadlineMs?: number;
-  maxSessions?: number;
-  maxSessionsPerWorkspace?: number;
-  eventRingSize?: number;
-  eventRingBytes?: number;
-  eventMemoryBytes?: number;
-  modelMaxConcurrency?: number;
-  modelMaxQueued?: number;
-  modelMaxInflight?: number;
-  modelMaxRequestBytes?: number;
-  modelTimeoutMs?: number;
-  provider: 'echo' | 'openai';
-  model?: string;
-  baseUrl?: string;
-  echoDelayMs?: number;
-  contextMaxBytes?: number;
-  maxBudgets?: number;
-  dataDir: string;
-  sseHeartbeatMs?: number;
-  requestTimeoutMs?: number;
-  maxConnections?: number;
-  drainTimeoutMs?: number;
-  permissionResponseTimeoutMs?: number;
-  /** `--agent` values as given: `"<command> [args…]"` or `name="<command> [args…]"`. */
-  agent?: Array<string | AgentTable>;
-  agentSessionsPerProcess?: number;
-  agentMaxProcesses?: number;
-  agentIdleTimeoutMs?: number;
-  agentLivenessTimeoutMs?: number;
-  sessionIdleTimeoutMs?: number;
-  journalRetentionDays?: number;
-  /** `--no-metrics` sets it false: no `/metrics`, no `/dashboard`, no counters. Default true. */
-  metrics?: boolean;
-  /** `--store`: a PostgreSQL URL shared by a fleet of daemons. */
-  store?: string;
-  advertiseUrl?: string;
-  storeLeaseMs?: number;
-  fleetRedis?: string;
-  fleetName?: string;
-  fleetOnOutage?: 'local' | 'refuse';
-  fleetLeaseTtlMs?: number;
-  fleetRpm?: number;
-  fleetTpm?: number;
-}
+  /** The variables the options were read from, by flag: errors then name the variable. */
+  environment?: Readonly<Record<string, string>>;
+};
+
+/** Parsed options of `sluice serve`: one for each setting of the table (settings/). */
+export type ServeOptions = DaemonFlags & CommandOptions<'serve'>;
 
 /** Thrown for a start-up refusal; the CLI prints the message and exits 1. */
 export class StartupError extends Error {}
@@ -87,34 +42,18 @@ export function resolveToken(flag: string | undefined, env: NodeJS.ProcessEnv): 
   return undefined;
 }
 
-/**
- * The OpenAI-compatible provider of `config`, validated first so that a bad flag is named before
- * anything loads; `@sluice/runtime/openai` (the `openai` SDK, ~150 modules) is imported only here.
- */
-async function openAIProvider(config: DaemonConfig, warn: (message: string) => void): Promise<ModelProvider> {
-  const resolved = resolveDaemonConfig(config);
-  if (resolved.apiKey === undefined && !process.env['OPENAI_API_KEY'])
-    warn(
-      `--provider openai: no API key (OPENAI_API_KEY is unset), so no Authorization header is sent to ${resolved.baseURL ?? process.env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1'}; set OPENAI_API_KEY unless the server needs none`,
-    );
-  const { OpenAIProvider } = await import('@sluice/runtime/openai');
-  return new OpenAIProvider({
-    model: resolved.model!,
-    ...(resolved.baseURL === undefined ? {} : { baseURL: resolved.baseURL }),
-    ...(resolved.apiKey === undefined ? {} : { apiKey: resolved.apiKey }),
-  });
-}
-
 /** The daemon the flags describe; a bad flag becomes a {@link StartupError} naming it. */
 export async function daemonFromFlags(
-  options: Omit<ServeOptions, 'port' | 'hostname'>,
+  options: DaemonFlags,
   parts: DaemonParts = {},
   warn: (message: string) => void = () => {},
   fleetEvents: FleetStorageEvents = { leaseLost: () => {}, error: () => {} },
 ): Promise<Daemon> {
   try {
     const config = daemonConfig(options);
-    const provider = config.provider === 'openai' ? await openAIProvider(config, warn) : undefined;
+    // A provider that loads an SDK is loaded here, once every flag is known to be valid.
+    const needsLoading = (PROVIDERS[options.provider] as ProviderEntry).create === undefined;
+    const provider = needsLoading ? await loadProvider(resolveDaemonConfig(config), warn) : undefined;
     const withProvider = provider === undefined ? parts : { ...parts, provider };
     // Only a fleet loads the fleet backends (and their Redis and PostgreSQL clients).
     if (config.store === undefined && config.fleetRedis === undefined)
@@ -139,17 +78,18 @@ export async function daemonFromFlags(
   } catch (error) {
     if (error instanceof DaemonConfigError)
       throw new StartupError(
-        `${settingName(FLAG_OF[error.setting] ?? error.setting, options.configFile)}: ${error.message}`,
+        `${settingName(FLAG_OF[error.setting] ?? error.setting, options)}: ${error.message}`,
       );
     if (error instanceof RangeError || error instanceof TypeError) throw new StartupError(error.message);
     throw error;
   }
 }
 
-/** A setting as the operator gave it: the config file's key when it came from there, else the flag. */
-function settingName(flag: string, configFile: AppliedConfigFile | undefined): string {
+/** A setting as the operator gave it: the config file's key, or the variable, it came from; else the flag. */
+function settingName(flag: string, { configFile, environment }: DaemonFlags): string {
   const key = flag.replace(/^--/, '');
-  return configFile?.keys.includes(key) ? `${configFile.path}: ${key}` : flag;
+  if (configFile?.keys.includes(key)) return `${configFile.path}: ${key}`;
+  return environment?.[flag] ?? flag;
 }
 
 /** The fleet's shared store; its refusals (unreachable, migrated by a newer build) name `--store`. */

@@ -4,10 +4,11 @@ import type { ConfigFlags } from './config-options.js';
 import { jsonLine } from './json-line.js';
 import { LazyLogger } from './lazy-logger.js';
 
-/** What a command starts with once its flags are final: its log, and the config file it read. */
-export interface CommandStart {
+/** What a command starts with once its flags are final: its log, and its options with where they came from. */
+export interface CommandStart<T> {
   logger: LazyLogger;
-  configFile: AppliedConfigFile | undefined;
+  /** The parsed options, the config file they were read from and the variables, by flag, that gave values. */
+  options: T & { configFile?: AppliedConfigFile; environment: Readonly<Record<string, string>> };
 }
 
 /**
@@ -15,11 +16,11 @@ export interface CommandStart {
  * on the command line win), then open the log at `--log-level`. A config file that cannot be
  * used ends the process with one JSON line naming the key, and exit code 1.
  */
-export async function startCommand(
+export async function startCommand<T>(
   command: Command,
   name: string,
   ignoredKeys: readonly string[] = [],
-): Promise<CommandStart> {
+): Promise<CommandStart<T>> {
   let configFile: AppliedConfigFile | undefined;
   const path = (command.opts() as ConfigFlags).config;
   if (path !== undefined) {
@@ -36,7 +37,17 @@ export async function startCommand(
   const source = command.getOptionValueSource('logLevel');
   const setting =
     source === 'env' ? 'SLUICE_LOG_LEVEL' : source === 'config' ? `${path}: log-level` : '--log-level';
-  return { logger: new LazyLogger({ level: logLevel ?? 'info', name, setting }), configFile };
+  const environment = Object.fromEntries(
+    command.options.flatMap((option) =>
+      option.envVar !== undefined && command.getOptionValueSource(option.attributeName()) === 'env'
+        ? [[option.long!, option.envVar]]
+        : [],
+    ),
+  );
+  return {
+    logger: new LazyLogger({ level: logLevel ?? 'info', name, setting }),
+    options: { ...(command.opts() as T), ...(configFile === undefined ? {} : { configFile }), environment },
+  };
 }
 
 /** Says why the command cannot go on, as a JSON line whatever the level, and exits 1. */

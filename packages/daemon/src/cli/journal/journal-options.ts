@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { DEFAULT_DATA_DIR } from '../../defaults.js';
-import { integer, nonEmpty } from '../argument-parsers.js';
+import { integer, nonEmpty } from '../../kinds/index.js';
 import { timeBound } from './time-bound.js';
 import type { JournalOptions } from './journal-command.js';
 

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { MAX_TIMER_MS } from '@sluice/runtime';
-import { integer } from '../argument-parsers.js';
+import { integer } from '../../kinds/index.js';
 import type { StatusOptions } from './status-command.js';
 
 /** Where `sluice status` looks without `--url`: the default bind of `sluice serve`. */

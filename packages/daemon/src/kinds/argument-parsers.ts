@@ -32,8 +32,3 @@ export function collectOrigin(value: string, previous: string[] = []): string[] 
     throw new InvalidArgumentError('must be an origin (scheme://host[:port]) without a path');
   return [...previous, origin.origin];
 }
-
-/** Adds a non-blank value to those a repeated flag gave before. */
-export function collectString(value: string, previous: string[] = []): string[] {
-  return [...previous, nonEmpty(value)];
-}

@@ -1,0 +1,10 @@
+export { defineProvider, type ProviderEntry } from './provider.js';
+export {
+  PROVIDERS,
+  PROVIDER_NAMES,
+  PROVIDER_SETTINGS,
+  loadProvider,
+  providerSetting,
+  type ProviderName,
+  type ProviderSettings,
+} from './registry.js';

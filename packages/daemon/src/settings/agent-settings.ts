@@ -1,0 +1,52 @@
+import { MAX_TIMER_MS } from '@sluice/runtime';
+import {
+  DEFAULT_AGENT_IDLE_TIMEOUT_MS,
+  DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
+  DEFAULT_AGENT_MAX_PROCESSES,
+  DEFAULT_AGENT_SESSIONS_PER_PROCESS,
+} from '../defaults.js';
+import { agentList, int, type SettingTable } from '../kinds/index.js';
+
+/** External ACP agents as session backends, and the processes that run them. */
+export const AGENT_SETTINGS = {
+  agent: {
+    flag: '--agent <command>',
+    topic: 'agents',
+    scope: 'daemon',
+    config: 'agents',
+    kind: agentList,
+    help: 'run sessions on an external ACP agent over stdio, e.g. "qwen --acp"; repeatable as name="command" (the first is the default, POST /session {agent} picks one)',
+  },
+  agentSessionsPerProcess: {
+    flag: '--agent-sessions-per-process <n>',
+    topic: 'agents',
+    scope: 'daemon',
+    kind: int(1),
+    default: DEFAULT_AGENT_SESSIONS_PER_PROCESS,
+    help: 'sessions one agent process hosts',
+  },
+  agentMaxProcesses: {
+    flag: '--agent-max-processes <n>',
+    topic: 'agents',
+    scope: 'daemon',
+    kind: int(1),
+    default: DEFAULT_AGENT_MAX_PROCESSES,
+    help: 'agent processes at once',
+  },
+  agentIdleTimeoutMs: {
+    flag: '--agent-idle-timeout-ms <ms>',
+    topic: 'agents',
+    scope: 'daemon',
+    kind: int(1, { max: MAX_TIMER_MS }),
+    default: DEFAULT_AGENT_IDLE_TIMEOUT_MS,
+    help: 'an agent process without a running turn is stopped after this long',
+  },
+  agentLivenessTimeoutMs: {
+    flag: '--agent-liveness-timeout-ms <ms>',
+    topic: 'agents',
+    scope: 'daemon',
+    kind: int(1, { max: MAX_TIMER_MS }),
+    default: DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
+    help: 'an agent process that leaves a liveness probe unanswered this long is killed',
+  },
+} as const satisfies SettingTable;

@@ -1,0 +1,60 @@
+import { DEFAULT_SCHEDULER_LIMITS, MAX_TIMER_MS } from '@sluice/runtime';
+import { DEFAULT_CONTEXT_MAX_BYTES } from '../defaults.js';
+import { PROVIDER_SETTINGS, providerSetting } from '../providers/index.js';
+import { int, type SettingTable } from '../kinds/index.js';
+
+const limits = DEFAULT_SCHEDULER_LIMITS;
+
+/** The model scheduler's limits (applied by the scheduler when unset), and the provider behind it. */
+export const MODEL_SETTINGS = {
+  modelMaxConcurrency: {
+    flag: '--model-max-concurrency <n>',
+    topic: 'model scheduler',
+    scope: 'daemon',
+    kind: int(1),
+    defaultText: String(limits.maxConcurrency),
+    help: 'model calls executing at once',
+  },
+  modelMaxQueued: {
+    flag: '--model-max-queued <n>',
+    topic: 'model scheduler',
+    scope: 'daemon',
+    kind: int(0),
+    defaultText: String(limits.maxQueued),
+    help: 'model calls waiting for a slot',
+  },
+  modelMaxInflight: {
+    flag: '--model-max-inflight <n>',
+    topic: 'model scheduler',
+    scope: 'daemon',
+    kind: int(1),
+    defaultText: `${limits.maxInflight}, at least --model-max-concurrency`,
+    help: 'model calls accepted and not yet cleaned up',
+  },
+  modelMaxRequestBytes: {
+    flag: '--model-max-request-bytes <n>',
+    topic: 'model scheduler',
+    scope: 'daemon',
+    kind: int(1),
+    defaultText: String(limits.maxRequestBytes),
+    help: 'largest model request in bytes',
+  },
+  modelTimeoutMs: {
+    flag: '--model-timeout-ms <ms>',
+    topic: 'model scheduler',
+    scope: 'daemon',
+    kind: int(1, { max: MAX_TIMER_MS }),
+    defaultText: String(limits.defaultTimeoutMs),
+    help: 'default model call timeout',
+  },
+  provider: providerSetting,
+  ...PROVIDER_SETTINGS,
+  contextMaxBytes: {
+    flag: '--context-max-bytes <n>',
+    topic: 'agents',
+    scope: 'daemon',
+    kind: int(0),
+    default: DEFAULT_CONTEXT_MAX_BYTES,
+    help: 'bytes of conversation history the built-in agent sends with each turn, newest first',
+  },
+} as const satisfies SettingTable;
