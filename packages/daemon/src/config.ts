@@ -6,6 +6,8 @@ import {
   DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
   DEFAULT_AGENT_MAX_PROCESSES,
   DEFAULT_AGENT_SESSIONS_PER_PROCESS,
+  DEFAULT_AGENT_START_TIMEOUT_MS,
+  DEFAULT_AGENT_TURN_IDLE_TIMEOUT_MS,
   DEFAULT_CONTEXT_MAX_BYTES,
   DEFAULT_DATA_DIR,
   DEFAULT_EVENT_MEMORY_BYTES,
@@ -81,6 +83,11 @@ export interface DaemonConfig {
   agentIdleTimeoutMs?: number;
   /** An agent process that leaves a liveness probe unanswered this long is killed; default 30 000. */
   agentLivenessTimeoutMs?: number;
+  // Agent start and turn bounds (docs/decisions/031-agent-process-hardening.md).
+  /** Bound of an agent's `initialize`, `session/new` and `session/load`; default 10 000. */
+  agentStartTimeoutMs?: number;
+  /** A turn with neither agent output nor a model call this long ends `agent_unresponsive`; default 900 000, 0 = never. */
+  agentTurnIdleTimeoutMs?: number;
   /** A live session nobody uses (no prompt, subscriber or client activity) is closed after this long; default 0 = never. */
   sessionIdleTimeoutMs?: number;
   /** Model calls older than this many days are deleted from the journal; default 0 = kept for ever. */
@@ -127,6 +134,8 @@ export type ResolvedDaemonConfig = DaemonConfig &
       | 'agentMaxProcesses'
       | 'agentIdleTimeoutMs'
       | 'agentLivenessTimeoutMs'
+      | 'agentStartTimeoutMs'
+      | 'agentTurnIdleTimeoutMs'
       | 'sessionIdleTimeoutMs'
       | 'journalRetentionDays'
     >
@@ -205,6 +214,9 @@ const RULES: Record<keyof DaemonConfig, Rule> = {
   agentMaxProcesses: count(1, { default: DEFAULT_AGENT_MAX_PROCESSES }),
   agentIdleTimeoutMs: count(1, { max: MAX_TIMER_MS, default: DEFAULT_AGENT_IDLE_TIMEOUT_MS }),
   agentLivenessTimeoutMs: count(1, { max: MAX_TIMER_MS, default: DEFAULT_AGENT_LIVENESS_TIMEOUT_MS }),
+  // Agent start and turn bounds (docs/decisions/031-agent-process-hardening.md).
+  agentStartTimeoutMs: count(1, { max: MAX_TIMER_MS, default: DEFAULT_AGENT_START_TIMEOUT_MS }),
+  agentTurnIdleTimeoutMs: count(0, { max: MAX_TIMER_MS, default: DEFAULT_AGENT_TURN_IDLE_TIMEOUT_MS }),
   sessionIdleTimeoutMs: count(0, { max: MAX_TIMER_MS, default: DEFAULT_SESSION_IDLE_TIMEOUT_MS }),
   journalRetentionDays: count(0, {
     max: MAX_JOURNAL_RETENTION_DAYS,

@@ -5,6 +5,8 @@ import {
   DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
   DEFAULT_AGENT_MAX_PROCESSES,
   DEFAULT_AGENT_SESSIONS_PER_PROCESS,
+  DEFAULT_AGENT_START_TIMEOUT_MS,
+  DEFAULT_AGENT_TURN_IDLE_TIMEOUT_MS,
   DEFAULT_CONTEXT_MAX_BYTES,
   DEFAULT_DATA_DIR,
   DEFAULT_DRAIN_TIMEOUT_MS,
@@ -100,6 +102,18 @@ function agentOptions(command: Command): Command {
         '--agent-liveness-timeout-ms <ms>',
         `an agent process that leaves a liveness probe unanswered this long is killed (default: ${DEFAULT_AGENT_LIVENESS_TIMEOUT_MS})`,
       ).argParser(integer(1, MAX_TIMER_MS)),
+    )
+    .addOption(
+      new Option(
+        '--agent-start-timeout-ms <ms>',
+        `an agent that does not answer initialize, session/new or session/load this long is unavailable (default: ${DEFAULT_AGENT_START_TIMEOUT_MS})`,
+      ).argParser(integer(1, MAX_TIMER_MS)),
+    )
+    .addOption(
+      new Option(
+        '--agent-turn-idle-timeout-ms <ms>',
+        `a turn with neither agent output nor a model call this long ends agent_unresponsive, 0 = never (default: ${DEFAULT_AGENT_TURN_IDLE_TIMEOUT_MS})`,
+      ).argParser(integer(0, MAX_TIMER_MS)),
     );
 }
 

@@ -52,6 +52,8 @@ export interface ServeOptions extends ConfigFlags {
   agentMaxProcesses?: number;
   agentIdleTimeoutMs?: number;
   agentLivenessTimeoutMs?: number;
+  agentStartTimeoutMs?: number;
+  agentTurnIdleTimeoutMs?: number;
   sessionIdleTimeoutMs?: number;
   journalRetentionDays?: number;
   /** `--no-metrics` sets it false: no `/metrics`, no `/dashboard`, no counters. Default true. */
