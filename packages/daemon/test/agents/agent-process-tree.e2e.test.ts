@@ -34,6 +34,17 @@ describe('an agent’s process tree', () => {
     await until(() => pids.every((pid) => !running(pid)), `pids ${pids.join(', ')} are gone`, 10_000);
   });
 
+  test('ends with a crash: what the agent started is stopped when it exits on its own', async () => {
+    sluice = await startHostileSluice();
+    const session = await openSession(sluice.url);
+    const { text, done } = await promptAndWait(sluice.url, session, 'spawn-crash');
+    expect(done.event).toBe('turn_error');
+    expect(done.data.data.code).toBe('agent_crashed');
+    const pids = /pids (\d+) (\d+)/.exec(text)!.slice(1).map(Number);
+    await until(() => pids.every((pid) => !running(pid)), `pids ${pids.join(', ')} are gone`, 10_000);
+    session.stream.close();
+  });
+
   test('ends with the daemon: after SIGTERM no child or detached grandchild is left', async () => {
     sluice = await startHostileSluice();
     // Two sessions, so two agents and their trees.
