@@ -219,7 +219,8 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     store: storage.budgets,
     maxBudgets: resolved.maxBudgets,
   });
-  const agentPool = parts.agent === undefined ? buildAgentPool(resolved, parts, credentials) : undefined;
+  const agentPool =
+    parts.agent === undefined ? buildAgentPool(resolved, parts, credentials, runtime) : undefined;
   const agent = withPermissions(
     parts.agent ??
       agentPool ??
@@ -273,6 +274,7 @@ function buildAgentPool(
   config: ResolvedDaemonConfig,
   parts: DaemonParts,
   credentials: SessionCredentials,
+  runtime: Pick<ModelRuntime, 'schedulerSnapshot'>,
 ): AcpAgentPool | undefined {
   if (config.agents === undefined) return undefined;
   return new AcpAgentPool({
@@ -281,6 +283,11 @@ function buildAgentPool(
     maxProcesses: config.agentMaxProcesses,
     idleTimeoutMs: config.agentIdleTimeoutMs,
     livenessTimeoutMs: config.agentLivenessTimeoutMs,
+    startTimeoutMs: config.agentStartTimeoutMs,
+    turnIdleTimeoutMs: config.agentTurnIdleTimeoutMs,
+    // A model call of the session's turn is activity: its idle bound waits for the call.
+    modelCallRunning: (sessionId) =>
+      runtime.schedulerSnapshot().jobs.some((job) => job.sessionId === sessionId),
     credentials,
     ...(parts.gatewayUrl === undefined ? {} : { gatewayUrl: parts.gatewayUrl }),
     ...(parts.agentLog === undefined ? {} : { log: parts.agentLog }),

@@ -69,8 +69,15 @@ export const DEFAULT_AGENT_IDLE_TIMEOUT_MS = 300_000;
 export const DEFAULT_AGENT_LIVENESS_TIMEOUT_MS = 30_000;
 /** After `session/cancel`, how long an agent may take to answer the prompt before it is killed. */
 export const DEFAULT_AGENT_CANCEL_GRACE_MS = 10_000;
-/** Bound of an agent's `session/new` and `session/load`. */
-export const DEFAULT_AGENT_START_TIMEOUT_MS = 60_000;
+
+// Agent start and turn bounds (issue 27 item 8; docs/decisions/031-agent-process-hardening.md).
+/** Bound of an agent's `initialize`, `session/new` and `session/load` (`--agent-start-timeout-ms`), as the reference. */
+export const DEFAULT_AGENT_START_TIMEOUT_MS = 10_000;
+/**
+ * A turn with neither agent output nor a model call this long ends `agent_unresponsive`
+ * (`--agent-turn-idle-timeout-ms`); 0 = never. Above qwen's longest shell-tool timeout (10 min).
+ */
+export const DEFAULT_AGENT_TURN_IDLE_TIMEOUT_MS = 900_000;
 
 /** How long a daemon's lease in a shared store (`--store`) lasts unrenewed, in ms. */
 export const DEFAULT_STORE_LEASE_MS = 15_000;

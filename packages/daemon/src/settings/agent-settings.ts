@@ -4,6 +4,8 @@ import {
   DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
   DEFAULT_AGENT_MAX_PROCESSES,
   DEFAULT_AGENT_SESSIONS_PER_PROCESS,
+  DEFAULT_AGENT_START_TIMEOUT_MS,
+  DEFAULT_AGENT_TURN_IDLE_TIMEOUT_MS,
 } from '../defaults.js';
 import { agentList, int, type SettingTable } from '../kinds/index.js';
 
@@ -48,5 +50,21 @@ export const AGENT_SETTINGS = {
     kind: int(1, { max: MAX_TIMER_MS }),
     default: DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
     help: 'an agent process that leaves a liveness probe unanswered this long is killed',
+  },
+  agentStartTimeoutMs: {
+    flag: '--agent-start-timeout-ms <ms>',
+    topic: 'agents',
+    scope: 'daemon',
+    kind: int(1, { max: MAX_TIMER_MS }),
+    default: DEFAULT_AGENT_START_TIMEOUT_MS,
+    help: 'an agent that does not answer initialize, session/new or session/load this long is unavailable',
+  },
+  agentTurnIdleTimeoutMs: {
+    flag: '--agent-turn-idle-timeout-ms <ms>',
+    topic: 'agents',
+    scope: 'daemon',
+    kind: int(0, { max: MAX_TIMER_MS }),
+    default: DEFAULT_AGENT_TURN_IDLE_TIMEOUT_MS,
+    help: 'a turn with neither agent output nor a model call this long ends agent_unresponsive; 0 = never',
   },
 } as const satisfies SettingTable;

@@ -9,6 +9,8 @@ import {
   DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
   DEFAULT_AGENT_MAX_PROCESSES,
   DEFAULT_AGENT_SESSIONS_PER_PROCESS,
+  DEFAULT_AGENT_START_TIMEOUT_MS,
+  DEFAULT_AGENT_TURN_IDLE_TIMEOUT_MS,
 } from '../../src/defaults.js';
 import { promptAndWait } from './acp-helpers.js';
 
@@ -75,6 +77,8 @@ describe('sluice serve --agent with Sluice’s own ACP agent', () => {
       ['--agent-max-processes <n>', DEFAULT_AGENT_MAX_PROCESSES],
       ['--agent-idle-timeout-ms <ms>', DEFAULT_AGENT_IDLE_TIMEOUT_MS],
       ['--agent-liveness-timeout-ms <ms>', DEFAULT_AGENT_LIVENESS_TIMEOUT_MS],
+      ['--agent-start-timeout-ms <ms>', DEFAULT_AGENT_START_TIMEOUT_MS],
+      ['--agent-turn-idle-timeout-ms <ms>', DEFAULT_AGENT_TURN_IDLE_TIMEOUT_MS],
     ];
     expect(help).toContain('--agent <command>');
     for (const [flag, value] of expected)

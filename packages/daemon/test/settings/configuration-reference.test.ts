@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { format, resolveConfig } from 'prettier';
 import { expect, test } from 'vitest';
 import { REFERENCE_COMMAND, configurationReference } from '../../src/settings/reference.js';
 import { flagName } from '../../src/kinds/index.js';
@@ -9,11 +8,9 @@ import { SETTING_ENTRIES } from '../../src/settings/index.js';
 
 const path = join(dirname(fileURLToPath(import.meta.url)), '../../../../docs/reference/configuration.md');
 
-test('docs/reference/configuration.md is the one generated from the settings table', async () => {
-  const expected = await format(configurationReference(), {
-    ...(await resolveConfig(path)),
-    filepath: path,
-  });
+test('docs/reference/configuration.md is the one generated from the settings table', () => {
+  // Written as generated: docs/reference/ is left out of prettier (.prettierignore).
+  const expected = configurationReference();
   const written = readFileSync(path, 'utf8');
   expect(written === expected, `docs/reference/configuration.md is stale: run \`${REFERENCE_COMMAND}\``).toBe(
     true,

@@ -14,6 +14,7 @@ import {
   DEFAULT_AGENT_MAX_PROCESSES,
   DEFAULT_AGENT_SESSIONS_PER_PROCESS,
   DEFAULT_AGENT_START_TIMEOUT_MS,
+  DEFAULT_AGENT_TURN_IDLE_TIMEOUT_MS,
 } from '../../defaults.js';
 import { integerInRange, positiveInteger } from '../../validate.js';
 import type { AgentLog, AgentProcess } from './agent-process.js';
@@ -41,8 +42,12 @@ export interface AcpAgentPoolOptions {
   livenessIntervalMs?: number;
   /** After `session/cancel`, how long the prompt's answer may take before the process is killed; default 10 s. */
   cancelGraceMs?: number;
-  /** Bound of `initialize`, `session/new` and `session/load`; default 60 s. */
+  /** Bound of `initialize`, `session/new` and `session/load`; default 10 s. */
   startTimeoutMs?: number;
+  /** A turn with neither agent output nor a model call this long ends `agent_unresponsive`; default 15 min, 0 = never. */
+  turnIdleTimeoutMs?: number;
+  /** True while a model call of the session runs: its turn is not idle. */
+  modelCallRunning?: (sessionId: string) => boolean;
   /** The daemon's session credentials: each session's agent calls the gateway with its own. */
   credentials?: GatewayCredentials;
   /** The gateway's base URL (`http://host:port/v1`) once the daemon listens. */
@@ -140,6 +145,13 @@ export class AcpAgentPool implements Agent {
         MAX_TIMEOUT_MS,
       ),
       credentials: options.credentials,
+      turnIdleTimeoutMs: integerInRange(
+        'turnIdleTimeoutMs',
+        options.turnIdleTimeoutMs ?? DEFAULT_AGENT_TURN_IDLE_TIMEOUT_MS,
+        0,
+        MAX_TIMEOUT_MS,
+      ),
+      modelCallRunning: options.modelCallRunning ?? (() => false),
     });
   }
 

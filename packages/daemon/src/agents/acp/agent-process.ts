@@ -8,6 +8,7 @@ import {
   type AgentError,
 } from './errors.js';
 import { JsonRpcChannel, RpcError, type ChannelHandlers } from './json-rpc-channel.js';
+import { ProcessTree, TREE_MARK_VARIABLE, track, untrack } from './process-tree.js';
 
 /** The ACP protocol version this client speaks. */
 export const ACP_PROTOCOL_VERSION = 1;
@@ -72,6 +73,8 @@ export class AgentProcess {
   retired = false;
   /** The gateway credential issued for the process itself (`sessionsPerProcess` > 1). */
   credentialKey: string | undefined;
+  /** The agent and everything it started: stopped as a whole whenever the agent stops. */
+  readonly tree = new ProcessTree();
   private deathCause: AgentError | undefined;
   private probeTimer: TimerHandle | undefined;
   private stderrTail = '';
@@ -80,7 +83,15 @@ export class AgentProcess {
   constructor(private readonly options: AgentProcessOptions) {
     const [command, ...args] = options.agent.command;
     this.lastActiveAt = options.clock.now();
-    this.child = spawn(command!, args, { cwd: options.cwd, env: options.env, stdio: 'pipe' });
+    // Its own process group (and session): a signal to the group reaches the agent's tools too.
+    this.child = spawn(command!, args, {
+      cwd: options.cwd,
+      env: { ...options.env, [TREE_MARK_VARIABLE]: this.tree.mark },
+      stdio: 'pipe',
+      detached: true,
+    });
+    this.tree.setLeader(this.child.pid);
+    if (this.child.pid !== undefined) track(this.tree);
     this.channel = new JsonRpcChannel(this.child.stdout, this.child.stdin, {
       ...options.handlers,
       onProtocolError: (reason) => this.kill(new AgentCrashedError(this.name, null, `protocol: ${reason}`)),
@@ -167,28 +178,32 @@ export class AgentProcess {
     });
   }
 
-  /** Stops the process now with `cause` (SIGKILL); its sessions learn why at once. */
+  /** Stops the process and its tree now with `cause` (SIGKILL); its sessions learn why at once. */
   kill(cause: AgentError): void {
     if (this.deathCause !== undefined) return;
-    this.child.kill('SIGKILL');
     this.die(cause);
   }
 
   /**
    * Ends a process that is no longer needed (idle, or its sessions closed): stdin closed and
-   * SIGTERM, so the agent can save its sessions, then SIGKILL after `graceMs`. Its owner is
+   * SIGTERM to its whole tree, so the agent can save its sessions, then SIGKILL to what is left
+   * of the tree after `graceMs` (or at the daemon's exit, if that comes first). Its owner is
    * told at once, with `retired` set.
    */
   retire(graceMs: number): void {
     if (this.deathCause !== undefined) return;
     this.retired = true;
     this.child.stdin.end();
-    this.child.kill('SIGTERM');
-    const timer = setTimeout(() => {
-      if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
-    }, graceMs);
+    this.tree.signal('SIGTERM');
+    const timer = setTimeout(() => this.sweep(), graceMs);
     timer.unref();
     this.die(new AgentCrashedError(this.name, null, 'SIGTERM'), false);
+  }
+
+  /** SIGKILL to whatever is left of the tree; the daemon's exit need not look at it again. */
+  private sweep(): void {
+    this.tree.signal('SIGKILL');
+    untrack(this.tree);
   }
 
   private die(cause: AgentError, killNow = true): void {
@@ -200,8 +215,8 @@ export class AgentProcess {
     if (this.retired)
       this.options.log.info({ agent: this.name, pid: this.child.pid }, 'agent process retired');
     else this.options.log.warn({ agent: this.name, pid: this.child.pid, code: cause.code }, cause.message);
-    // The child may still run (a spawn error leaves nothing to kill; an exit nothing either).
-    if (killNow && this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    // The agent may still run, and what it started may outlive it (an exit leaves its tools).
+    if (killNow) this.sweep();
     this.options.onDeath(this, cause);
   }
 

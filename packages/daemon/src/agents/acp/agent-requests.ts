@@ -3,6 +3,13 @@ import { RPC_ERROR, RpcError } from './json-rpc-channel.js';
 import type { SessionLink } from './session-link.js';
 import { readTextFile, writeTextFile } from './workspace-files.js';
 
+/**
+ * Most characters of a turn's answer kept as its history message: the session's history holds
+ * at most 4 MiB (`DEFAULT_MAX_CONVERSATION_BYTES`) anyway, and an agent may stream any amount
+ * (every chunk still reaches the clients as an update).
+ */
+export const MAX_TURN_TEXT_CHARS = 4 * 1024 * 1024;
+
 /** Finds the session an agent's message names by the agent's session id. */
 export type LinkLookup = (agentSessionId: unknown) => SessionLink | undefined;
 
@@ -75,7 +82,12 @@ export function relayNotification(
   }
   if (update.sessionUpdate === 'agent_message_chunk') {
     const content = update['content'] as { type?: unknown; text?: unknown } | undefined;
-    if (content?.type === 'text' && typeof content.text === 'string') turn.text += content.text;
+    if (
+      content?.type === 'text' &&
+      typeof content.text === 'string' &&
+      turn.text.length < MAX_TURN_TEXT_CHARS
+    )
+      turn.text += content.text.slice(0, MAX_TURN_TEXT_CHARS - turn.text.length);
   }
   turn.emit(update);
 }

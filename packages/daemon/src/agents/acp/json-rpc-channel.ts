@@ -44,6 +44,11 @@ interface Pending {
 
 /** Longest line accepted from an agent (a frame); a longer one is a protocol error. */
 export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
+/**
+ * Bytes of an agent's output handled in one turn of the event loop: past it, reading pauses
+ * (the pipe, then the agent's writes, hold the rest) until the daemon has served its other I/O.
+ */
+export const MAX_BYTES_PER_TURN = 1024 * 1024;
 
 /**
  * Newline-delimited JSON-RPC 2.0 over a child's stdio, parsed here rather than by the ACP SDK
@@ -56,6 +61,9 @@ export class JsonRpcChannel {
   private buffered: Buffer[] = [];
   private bufferedBytes = 0;
   private closedWith: Error | undefined;
+  /** Bytes handled since reading last yielded to the event loop. */
+  private turnBytes = 0;
+  private resumeScheduled = false;
 
   constructor(
     private readonly input: Readable,
@@ -102,6 +110,19 @@ export class JsonRpcChannel {
   }
 
   private receive(chunk: Buffer): void {
+    this.parse(chunk);
+    this.turnBytes += chunk.length;
+    if (this.turnBytes < MAX_BYTES_PER_TURN || this.resumeScheduled) return;
+    this.resumeScheduled = true;
+    this.input.pause();
+    setImmediate(() => {
+      this.turnBytes = 0;
+      this.resumeScheduled = false;
+      if (this.closedWith === undefined) this.input.resume();
+    });
+  }
+
+  private parse(chunk: Buffer): void {
     let start = 0;
     for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
       const piece = chunk.subarray(start, newline);

@@ -5,6 +5,7 @@ import { AgentTurnFailedError, AgentUnresponsiveError } from './errors.js';
 import { RpcError } from './json-rpc-channel.js';
 import type { GatewayCredentials, ProcessPool } from './process-pool.js';
 import { replayBlock, type LinkedTurn, type SessionLink } from './session-link.js';
+import { TurnWatchdog } from './turn-watchdog.js';
 
 /** What a {@link TurnRunner} needs. */
 export interface TurnRunnerParts {
@@ -12,14 +13,19 @@ export interface TurnRunnerParts {
   readonly clock: Clock;
   readonly cancelGraceMs: number;
   readonly credentials: GatewayCredentials | undefined;
+  /** A turn with neither agent output nor a model call this long ends `agent_unresponsive`; 0 = never. */
+  readonly turnIdleTimeoutMs: number;
+  /** True while a model call of the session runs (activity of its turn). */
+  readonly modelCallRunning: (sessionId: string) => boolean;
 }
 
 /**
  * Runs one turn of an open session: `session/prompt` with the prompt's blocks (led by the
  * history when the agent session is new but the conversation is not). The turn's abort sends
  * `session/cancel` and allows `cancelGraceMs` for the prompt's answer; past it the process is
- * killed as unresponsive. The answer's `stopReason` ends the turn, with the streamed text as
- * the assistant's message.
+ * killed as unresponsive. A turn idle for `turnIdleTimeoutMs` (no output, no model call) is
+ * cancelled the same way and ends `agent_unresponsive`. The answer's `stopReason` ends the
+ * turn, with the streamed text as the assistant's message.
  */
 export class TurnRunner {
   constructor(private readonly parts: TurnRunnerParts) {}
@@ -30,35 +36,72 @@ export class TurnRunner {
     const agentSessionId = link.agentSessionId!;
     const replay = link.replayPending ? replayBlock(turn.conversation) : undefined;
     link.replayPending = false;
-    const linked: LinkedTurn = {
-      promptId: turn.promptId,
-      emit: (update) => turn.emit(update),
-      ...(turn.requestPermission === undefined
-        ? {}
-        : { requestPermission: (request) => turn.requestPermission!(request) }),
-      text: '',
-    };
+    const idle = new AbortController();
+    const { clock, turnIdleTimeoutMs, modelCallRunning } = this.parts;
+    const watchdog = new TurnWatchdog(
+      clock,
+      turnIdleTimeoutMs,
+      () => modelCallRunning(turn.sessionId),
+      () => idle.abort(),
+    );
+    const linked = this.linkedTurn(turn, watchdog);
     link.turn = linked;
     this.parts.pool.turnStarted(proc);
     this.parts.credentials?.beginTurn(turn.sessionId, turn.promptId, turn.signal, turn.budgetId);
-    const stopCancel = this.onAbort(proc, agentSessionId, turn.signal);
+    const stopCancel = this.onAbort(proc, agentSessionId, AbortSignal.any([turn.signal, idle.signal]));
     try {
       const answer = (await proc.channel.request('session/prompt', {
         sessionId: agentSessionId,
         prompt: replay === undefined ? turn.prompt : [replay, ...turn.prompt],
       })) as { stopReason?: unknown } | null;
+      if (watchdog.fired) throw this.idleError(proc);
       const stopReason = typeof answer?.stopReason === 'string' ? answer.stopReason : 'end_turn';
       return { stopReason, messages: [{ role: 'assistant', content: linked.text }] };
     } catch (error) {
+      if (watchdog.fired) throw this.idleError(proc);
       if (error instanceof RpcError)
         throw new AgentTurnFailedError(proc.name, rpcErrorText(error), error.rpcCode);
       throw error;
     } finally {
+      watchdog.stop();
       stopCancel();
       if (link.turn === linked) link.turn = undefined;
       this.parts.credentials?.endTurn(turn.sessionId, turn.promptId);
       this.parts.pool.turnEnded(proc);
     }
+  }
+
+  /** The turn as the session's link sees it: its output and permission questions feed `watchdog`. */
+  private linkedTurn(turn: AgentTurn, watchdog: TurnWatchdog): LinkedTurn {
+    const ask = turn.requestPermission;
+    return {
+      promptId: turn.promptId,
+      emit: (update) => {
+        watchdog.touch();
+        turn.emit(update);
+      },
+      ...(ask === undefined
+        ? {}
+        : {
+            requestPermission: async (request) => {
+              const resume = watchdog.pause();
+              try {
+                return await ask(request);
+              } finally {
+                resume();
+              }
+            },
+          }),
+      text: '',
+    };
+  }
+
+  private idleError(proc: AgentProcess): AgentUnresponsiveError {
+    return new AgentUnresponsiveError(
+      proc.name,
+      this.parts.turnIdleTimeoutMs,
+      'its turn with output or a model call',
+    );
   }
 
   /** On abort: `session/cancel`, then the grace bound. Returns what undoes both. */
