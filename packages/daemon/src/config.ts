@@ -81,6 +81,9 @@ export interface DaemonConfig {
   agentIdleTimeoutMs?: number;
   /** An agent process that leaves a liveness probe unanswered this long is killed; default 30 000. */
   agentLivenessTimeoutMs?: number;
+  // issue 27 (new flag; the lead ports it into the flag table)
+  /** Bound of the agent processes' trees' RSS together, in MiB; default half the cgroup's or machine's memory. */
+  agentMemoryBudgetMb?: number;
   /** A live session nobody uses (no prompt, subscriber or client activity) is closed after this long; default 0 = never. */
   sessionIdleTimeoutMs?: number;
   /** Model calls older than this many days are deleted from the journal; default 0 = kept for ever. */
@@ -213,6 +216,8 @@ const RULES: Record<keyof DaemonConfig, Rule> = {
   store: { kind: 'string', nonEmpty: true },
   advertiseUrl: { kind: 'httpUrl' },
   storeLeaseMs: count(1, { max: MAX_TIMER_MS }),
+  // issue 27 (new flag): no default here, the pool derives it from the memory it may use
+  agentMemoryBudgetMb: count(1, { max: 16_777_216 }),
   fleetRedis: { kind: 'redisUrl' },
   fleetName: {
     kind: 'pattern',

@@ -281,6 +281,8 @@ function buildAgentPool(
     maxProcesses: config.agentMaxProcesses,
     idleTimeoutMs: config.agentIdleTimeoutMs,
     livenessTimeoutMs: config.agentLivenessTimeoutMs,
+    ...(config.agentMemoryBudgetMb === undefined ? {} : { memoryBudgetMb: config.agentMemoryBudgetMb }),
+    workspace: config.workspace,
     credentials,
     ...(parts.gatewayUrl === undefined ? {} : { gatewayUrl: parts.gatewayUrl }),
     ...(parts.agentLog === undefined ? {} : { log: parts.agentLog }),

@@ -71,36 +71,45 @@ function fleetOptions(command: Command): Command {
 
 /** External ACP agents as session backends (parsed, with the rest, once the flags are valid). */
 function agentOptions(command: Command): Command {
-  return command
-    .option(
-      '--agent <command>',
-      'run sessions on an external ACP agent over stdio, e.g. "qwen --acp"; repeatable as name="command" (the first is the default, POST /session {agent} picks one)',
-      collectString,
-    )
-    .addOption(
-      new Option(
-        '--agent-sessions-per-process <n>',
-        `sessions one agent process hosts (default: ${DEFAULT_AGENT_SESSIONS_PER_PROCESS})`,
-      ).argParser(integer(1)),
-    )
-    .addOption(
-      new Option(
-        '--agent-max-processes <n>',
-        `agent processes at once (default: ${DEFAULT_AGENT_MAX_PROCESSES})`,
-      ).argParser(integer(1)),
-    )
-    .addOption(
-      new Option(
-        '--agent-idle-timeout-ms <ms>',
-        `an agent process without a running turn is stopped after this long (default: ${DEFAULT_AGENT_IDLE_TIMEOUT_MS})`,
-      ).argParser(integer(1, MAX_TIMER_MS)),
-    )
-    .addOption(
-      new Option(
-        '--agent-liveness-timeout-ms <ms>',
-        `an agent process that leaves a liveness probe unanswered this long is killed (default: ${DEFAULT_AGENT_LIVENESS_TIMEOUT_MS})`,
-      ).argParser(integer(1, MAX_TIMER_MS)),
-    );
+  return (
+    command
+      .option(
+        '--agent <command>',
+        'run sessions on an external ACP agent over stdio, e.g. "qwen --acp"; repeatable as name="command" (the first is the default, POST /session {agent} picks one)',
+        collectString,
+      )
+      .addOption(
+        new Option(
+          '--agent-sessions-per-process <n>',
+          `sessions one agent process hosts (default: ${DEFAULT_AGENT_SESSIONS_PER_PROCESS})`,
+        ).argParser(integer(1)),
+      )
+      .addOption(
+        new Option(
+          '--agent-max-processes <n>',
+          `agent processes at once (default: ${DEFAULT_AGENT_MAX_PROCESSES})`,
+        ).argParser(integer(1)),
+      )
+      .addOption(
+        new Option(
+          '--agent-idle-timeout-ms <ms>',
+          `an agent process without a running turn is stopped after this long (default: ${DEFAULT_AGENT_IDLE_TIMEOUT_MS})`,
+        ).argParser(integer(1, MAX_TIMER_MS)),
+      )
+      .addOption(
+        new Option(
+          '--agent-liveness-timeout-ms <ms>',
+          `an agent process that leaves a liveness probe unanswered this long is killed (default: ${DEFAULT_AGENT_LIVENESS_TIMEOUT_MS})`,
+        ).argParser(integer(1, MAX_TIMER_MS)),
+      )
+      // issue 27 (new flag; the lead ports it into the flag table)
+      .addOption(
+        new Option(
+          '--agent-memory-budget-mb <mb>',
+          "bound of the agent processes' memory (RSS of their process trees together) (default: half the cgroup's or the machine's memory)",
+        ).argParser(integer(1, 16_777_216)),
+      )
+  );
 }
 
 /** The workspace, its sessions and their prompts and events. */

@@ -183,6 +183,8 @@ const AGENT_TABLE: Record<AgentErrorCode, { status: number; headers?: Record<str
     },
     agent_crashed: { status: 502 },
     agent_unresponsive: { status: 504 },
+    // issue 27 (new error code): no process can take another session within the memory budget
+    agent_capacity: { status: 503, headers: RETRY_AFTER },
     agent_error: { status: 502 },
   };
 

@@ -80,7 +80,8 @@ describe('the agent process pool', () => {
   });
 
   test('an agent that ignores session/cancel past its grace is killed as unresponsive', async () => {
-    const pool = new AcpAgentPool({ agents: [testAgent('test')], cancelGraceMs: 200 });
+    // One session per process, the default before issue 27, which this test pins.
+    const pool = new AcpAgentPool({ agents: [testAgent('test')], cancelGraceMs: 200, sessionsPerProcess: 1 });
     d = await startAgentDaemon(() => undefined, {}, { agent: pool });
     const a = await openSession(d.url);
     const b = await openSession(d.url);

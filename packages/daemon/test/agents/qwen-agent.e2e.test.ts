@@ -37,7 +37,8 @@ beforeAll(async () => {
   workspace = realpathSync(mkdtempSync(join(tmpdir(), 'sluice-qwen-ws-')));
   const command = agent.command.map((arg) => `"${arg}"`).join(' ');
   sluice = await startSluice(
-    ['--workspace', workspace, '--agent', `qwen=${command}`]
+    // One session per process, the default before issue 27, which these tests pin.
+    ['--workspace', workspace, '--agent', `qwen=${command}`, '--agent-sessions-per-process', '1']
       .concat(['--provider', 'openai', '--model', MODEL, '--base-url', upstream.baseURL])
       .concat(['--drain-timeout-ms', '0']),
     // The agent processes inherit the daemon's environment: the scratch HOME holds qwen's

@@ -1,6 +1,12 @@
 /** Stable codes of an external agent's failures; mapped once in wire/error-map.ts. */
 export type AgentErrorCode =
-  'agent_unavailable' | 'agent_crashed' | 'agent_unresponsive' | 'agent_pool_exhausted' | 'agent_error';
+  | 'agent_unavailable'
+  | 'agent_crashed'
+  | 'agent_unresponsive'
+  | 'agent_pool_exhausted'
+  | 'agent_error'
+  // issue 27 (new error code; the lead ports it into the error catalogue)
+  | 'agent_capacity';
 
 /** Longest excerpt of an agent's own message carried in an error. */
 const MAX_AGENT_MESSAGE_CHARS = 500;
@@ -75,6 +81,30 @@ export class AgentPoolExhaustedError extends AgentError {
       `all ${maxProcesses} agent processes are running turns; retry later or raise --agent-max-processes`,
     );
   }
+}
+
+/**
+ * No agent process can take another session: the memory budget allows no new process and the
+ * processes of this agent and workspace are full even when packed (HTTP `503` with
+ * `Retry-After`); nothing of the session is created.
+ */
+export class AgentCapacityError extends AgentError {
+  readonly code = 'agent_capacity';
+  readonly retryable = true;
+  constructor(
+    readonly agent: string,
+    readonly memoryBudgetBytes: number,
+    readonly agentRssBytes: number,
+  ) {
+    super(
+      `agent "${agent}" has no room for another session: its processes are full and the agents use ` +
+        `${mib(agentRssBytes)} of the ${mib(memoryBudgetBytes)} memory budget; retry later or raise --agent-memory-budget-mb`,
+    );
+  }
+}
+
+function mib(bytes: number): string {
+  return `${Math.round(bytes / 1_048_576)} MiB`;
 }
 
 /** The agent answered a prompt with an error of its own (its message, bounded). */
