@@ -107,7 +107,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   });
 
   const { bridge: sessions, permissions } = daemon;
-  discoveryRoutes(app, sessions, daemon.runtime, daemon.config.workspace);
+  discoveryRoutes(app, sessions, daemon.runtime, daemon.config.workspace, () => daemon.agentPool?.describe());
   sessionRoutes(app, sessions);
   sessionListRoutes(app, sessions, permissions);
   sessionClientRoutes(app, sessions);

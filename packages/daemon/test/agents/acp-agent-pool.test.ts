@@ -97,3 +97,30 @@ describe('the agent process pool', () => {
     b.stream.close();
   });
 });
+
+// Issue 27 item 1: processes are bounded by memory, and a create that fits nowhere creates nothing.
+describe('the agent processes’ memory budget', () => {
+  test('a create no process can take within the budget is refused: 503 agent_capacity with Retry-After, nothing created', async () => {
+    // 1 MiB: not even one process fits (a starting one counts at 256 MiB)
+    d = await startAgentDaemon((log) => [testAgent('test', log)], {
+      agentSessionsPerProcess: 4,
+      agentMemoryBudgetMb: 1,
+    });
+    const refused = await api(d.url, 'POST', '/session', { body: { sessionScope: 'thread' } });
+    expect(refused.status, refused.text).toBe(503);
+    expect(refused.headers['retry-after']).toBeDefined();
+    expect(refused.body).toMatchObject({ code: 'agent_capacity' });
+    expect(d.daemon.bridge.listSessions()).toEqual([]);
+    expect(d.daemon.agentPool!.processCount).toBe(0);
+  });
+
+  test('sessions of one agent and workspace share a process up to --agent-sessions-per-process', async () => {
+    d = await startAgentDaemon((log) => [testAgent('test', log)], { agentSessionsPerProcess: 3 });
+    const sessions = [];
+    for (let i = 0; i < 4; i++) sessions.push(await openSession(d.url));
+    const report = d.daemon.agentPool!.describe();
+    expect(report.processes.map((p) => p.sessions).sort()).toEqual([1, 3]);
+    expect(report.rssBytes).toBeGreaterThan(0);
+    for (const s of sessions) s.stream.close();
+  });
+});

@@ -39,6 +39,7 @@ export function discoveryRoutes(
   sessions: SessionBridge,
   runtime: ModelRuntime,
   workspaceCwd: string,
+  agents?: () => unknown,
 ): void {
   app.get('/health', async () => ({ status: 'ok' }));
 
@@ -65,5 +66,11 @@ export function discoveryRoutes(
     };
   });
 
-  app.get('/runtime/snapshot', async () => runtime.schedulerSnapshot());
+  // issue 27: the agent processes (sessions, RSS of each tree, the memory budget) beside the scheduler
+  app.get('/runtime/snapshot', async () => {
+    const report = agents?.();
+    return report === undefined
+      ? runtime.schedulerSnapshot()
+      : { ...runtime.schedulerSnapshot(), agents: report };
+  });
 }
