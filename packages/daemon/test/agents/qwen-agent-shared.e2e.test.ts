@@ -9,7 +9,8 @@ import {
 } from '../../../runtime/test/helpers/fake-openai-server.js';
 import { api, openEvents, type EventStream } from '../helpers/http-client.js';
 import { qwenScript } from '../helpers/qwen-upstream.js';
-import { startSluice, type SluiceProcess } from '../helpers/sluice-process.js';
+import { startQwenSluice } from '../helpers/qwen-sluice.js';
+import type { SluiceProcess } from '../helpers/sluice-process.js';
 import { isTerminal, sendPrompt, terminalOf } from './acp-helpers.js';
 
 // Issue 27 items 1–4, Acceptance, with the real `qwen --acp` 0.24.4 behind the built daemon:
@@ -22,11 +23,10 @@ const SESSIONS = 16;
 let upstream: FakeOpenAIServer;
 let home: string;
 let workspace: string;
-let command: string;
+let agent: readonly string[];
 
 beforeAll(async () => {
-  const agent = await installQwenAgent();
-  command = agent.command.map((arg) => `"${arg}"`).join(' ');
+  agent = (await installQwenAgent()).command;
   upstream = await startFakeOpenAIServer({ reply: qwenScript });
   home = createQwenHome({ model: MODEL });
   workspace = realpathSync(mkdtempSync(join(tmpdir(), 'sluice-qwen-shared-')));
@@ -38,18 +38,7 @@ afterAll(async () => {
 });
 
 function serve(flags: string[]): Promise<SluiceProcess> {
-  return startSluice(
-    ['--workspace', workspace, '--agent', `qwen=${command}`, ...flags]
-      .concat(['--provider', 'openai', '--model', MODEL, '--base-url', upstream.baseURL])
-      .concat(['--drain-timeout-ms', '0']),
-    {
-      HOME: home,
-      OPENAI_API_KEY: 'sk-upstream',
-      OPENAI_MODEL: MODEL,
-      QWEN_TELEMETRY_ENABLED: 'false',
-      QWEN_DISABLE_AUTO_TITLE: '1',
-    },
-  );
+  return startQwenSluice({ workspace, agent, home, model: MODEL, upstream }, flags);
 }
 
 /** The daemon's `qwen --acp` children, oldest first (by their start time in /proc). */
