@@ -124,3 +124,29 @@ describe('the agent processes’ memory budget', () => {
     for (const s of sessions) s.stream.close();
   });
 });
+
+// Issue 27 item 3: in a shared process one session's cancel never disturbs another's turn.
+test('in a shared process, a prompt that ignores cancel past its grace ends cancelled and the process lives on', async () => {
+  const pool = new AcpAgentPool({ agents: [testAgent('test')], cancelGraceMs: 200, sessionsPerProcess: 2 });
+  d = await startAgentDaemon(() => undefined, {}, { agent: pool });
+  const a = await openSession(d.url);
+  const b = await openSession(d.url);
+  expect(pool.processCount).toBe(1);
+  const [pid] = pool.pids();
+  const waiting = await sendPrompt(d.url, b.sessionId, 'wait');
+  const stuck = await sendPrompt(d.url, a.sessionId, 'ignore-cancel');
+  await until(() => pool.describe().processes[0]?.runningTurns === 2, 'both turns run');
+  await api(d.url, 'POST', `/session/${a.sessionId}/cancel`);
+  expect((await terminalOf(a.stream, stuck)).data.data.stopReason).toBe('cancelled');
+  expect(pool.pids()).toEqual([pid]);
+  expect(a.stream.frames.some((f) => f.event === 'session_died')).toBe(false);
+  expect(b.stream.frames.some((f) => f.event === 'session_died' || f.event === 'turn_error')).toBe(false);
+  // b's turn still runs in the same process; it ends when cancelled in turn, and then b answers
+  await api(d.url, 'POST', `/session/${b.sessionId}/cancel`);
+  expect((await terminalOf(b.stream, waiting)).event).toBe('turn_complete');
+  expect((await promptAndWait(d.url, b, 'say unaffected')).text).toBe('unaffected ');
+  expect(pool.pids()).toEqual([pid]);
+  await pool.close();
+  a.stream.close();
+  b.stream.close();
+});
