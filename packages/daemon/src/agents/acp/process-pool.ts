@@ -145,8 +145,9 @@ export class ProcessPool {
     this.homes.delete(proc);
     this.disarmIdle(proc);
     if (proc.credentialKey !== undefined) this.options.credentials?.revoke(proc.credentialKey);
-    // The kept process of its agent and workspace died: start the next one.
-    if (home !== undefined && this.options.preheat) this.lookAhead(home);
+    // A started process of its agent and workspace died: start the next one ahead (not after a
+    // failed start, which would only fail again: the next create reports it).
+    if (home !== undefined && this.options.preheat && proc.info !== undefined) this.lookAhead(home);
   }
 
   get sessionsPerProcess(): number {
