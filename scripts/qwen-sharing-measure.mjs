@@ -101,7 +101,9 @@ function treeRss(root) {
       const pp = Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]);
       if (!kids.has(pp)) kids.set(pp, []);
       kids.get(pp).push(Number(p));
-    } catch {}
+    } catch {
+      // the process ended meanwhile
+    }
   }
   let kb = 0;
   const st = [root];
@@ -109,7 +111,9 @@ function treeRss(root) {
     const p = st.pop();
     try {
       kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))[1]);
-    } catch {}
+    } catch {
+      // the process ended meanwhile
+    }
     st.push(...(kids.get(p) ?? []));
   }
   return kb / 1024;
@@ -129,7 +133,7 @@ for (let k = 1; k <= MAX; k++) {
   sessions.push(r.result.sessionId);
   const tn = Date.now() - t;
   await prompt(r.result.sessionId);
-  global.gc?.();
+  globalThis.gc?.();
   await new Promise((r) => setTimeout(r, 300));
   console.log(`sessions ${k}: new ${tn} ms, rss ${treeRss(child.pid).toFixed(0)} MB`);
 }
