@@ -288,6 +288,8 @@ function buildAgentPool(
     // A model call of the session's turn is activity: its idle bound waits for the call.
     modelCallRunning: (sessionId) =>
       runtime.schedulerSnapshot().jobs.some((job) => job.sessionId === sessionId),
+    ...(config.agentMemoryBudgetMb === undefined ? {} : { memoryBudgetMb: config.agentMemoryBudgetMb }),
+    workspace: config.workspace,
     credentials,
     ...(parts.gatewayUrl === undefined ? {} : { gatewayUrl: parts.gatewayUrl }),
     ...(parts.agentLog === undefined ? {} : { log: parts.agentLog }),

@@ -59,10 +59,10 @@ export const DEFAULT_JOURNAL_RETENTION_DAYS = 0;
 /** The longest `--journal-retention-days`: a hundred years. */
 export const MAX_JOURNAL_RETENTION_DAYS = 36_500;
 
-/** Sessions one external agent process hosts (`--agent-sessions-per-process`): a crash takes one. */
-export const DEFAULT_AGENT_SESSIONS_PER_PROCESS = 1;
-/** External agent processes at once (`--agent-max-processes`). */
-export const DEFAULT_AGENT_MAX_PROCESSES = 8;
+/** Sessions one external agent process hosts (`--agent-sessions-per-process`); docs/decisions/030. */
+export const DEFAULT_AGENT_SESSIONS_PER_PROCESS = 32;
+/** External agent processes at once (`--agent-max-processes`): a safety net, memory is the bound. */
+export const DEFAULT_AGENT_MAX_PROCESSES = 64;
 /** An agent process without a running turn is retired after this long (`--agent-idle-timeout-ms`). */
 export const DEFAULT_AGENT_IDLE_TIMEOUT_MS = 300_000;
 /** An agent process that leaves a liveness probe unanswered this long is killed (`--agent-liveness-timeout-ms`). */

@@ -80,6 +80,7 @@ export const ERROR_CATALOGUE = {
   // External agents: the agent, not the request, is at fault (502), or every process is busy.
   agent_unavailable: refused(502),
   agent_pool_exhausted: later(503, 5),
+  agent_capacity: later(503, 5),
   agent_crashed: later(502),
   agent_unresponsive: later(504),
   agent_error: refused(502),

@@ -1,6 +1,7 @@
 export { ChatAgent, type ChatAgentOptions } from './chat-agent.js';
 export {
   AcpAgentPool,
+  AgentCapacityError,
   AgentCrashedError,
   AgentError,
   AgentPoolExhaustedError,
@@ -14,5 +15,7 @@ export {
   type AgentCommand,
   type AgentErrorCode,
   type AgentLog,
+  type AgentPoolReport,
+  type AgentProcessReport,
   type GatewayCredentials,
 } from './acp/index.js';

@@ -195,6 +195,8 @@ export async function serve(
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   const host = options.hostname.includes(':') ? `[${options.hostname}]` : options.hostname;
   gateway.url = `http://${gatewayHost(options.hostname, host)}:${port}/v1`;
+  // The first sessions join a process started now, not at their create (docs/decisions/030).
+  daemon.agentPool?.preheat();
   // The line fastify logged when it had the logger (it no longer does, see buildServer).
   logger.info(`Server listening at http://${host}:${port}`);
   let stopping: Promise<void> | undefined;

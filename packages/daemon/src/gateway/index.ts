@@ -1,4 +1,5 @@
 export {
+  AGENT_SESSION_HEADER,
   SESSION_CREDENTIAL_PREFIX,
   SessionCredentials,
   isSessionCredential,

@@ -3,6 +3,13 @@ import { createHash, randomBytes } from 'node:crypto';
 /** The prefix of every per-session gateway credential: tells them apart from the daemon token. */
 export const SESSION_CREDENTIAL_PREFIX = 'sluice-sess-';
 
+/**
+ * The header naming the agent's own session id on a gateway call of a shared agent process
+ * (qwen fills it per request from its `customHeaders` `${session_id}` placeholder): with the
+ * process's credential it attributes the call to that session. docs/decisions/030.
+ */
+export const AGENT_SESSION_HEADER = 'x-sluice-agent-session';
+
 /** Who a gateway call is made for: a session and, while one runs, its prompt. */
 export interface GatewayCaller {
   readonly sessionId: string;
@@ -15,23 +22,33 @@ export interface GatewayCaller {
 }
 
 interface Entry {
+  /** The session, or for a shared process's credential the process's key. */
   readonly sessionId: string;
   readonly digest: string;
-  promptId: string | undefined;
-  signal: AbortSignal | undefined;
-  budgetId: string | undefined;
+  /** A shared process's credential: its calls name their session with {@link AGENT_SESSION_HEADER}. */
+  readonly shared: boolean;
+}
+
+interface RunningTurn {
+  readonly promptId: string;
+  readonly signal: AbortSignal;
+  readonly budgetId: string | undefined;
 }
 
 /**
- * The credentials an external agent gets for the model gateway, one per session: the agent's
- * model calls carry it as their bearer token, so the gateway knows which session and running
- * prompt every call belongs to. A credential is valid from `issue` until `revoke` (the
+ * The credentials an external agent gets for the model gateway, one per session (or one per
+ * shared agent process, whose calls name their session by {@link AGENT_SESSION_HEADER}): the
+ * agent's model calls carry it as their bearer token, so the gateway knows which session and
+ * running prompt every call belongs to. A credential is valid from `issue` until `revoke` (the
  * session's lifetime). Only SHA-256 digests are kept and looked up, so a lookup neither holds
  * the secret nor compares it character by character.
  */
 export class SessionCredentials {
   private readonly byDigest = new Map<string, Entry>();
   private readonly bySession = new Map<string, Entry>();
+  private readonly turns = new Map<string, RunningTurn>();
+  /** Per shared process key: the agent's session ids of its sessions → Sluice session ids. */
+  private readonly agentSessions = new Map<string, Map<string, string>>();
 
   /** Live credentials (one per session that holds one). */
   get size(): number {
@@ -40,28 +57,48 @@ export class SessionCredentials {
 
   /** A fresh credential for `sessionId`; one issued before for it stops working. */
   issue(sessionId: string): string {
-    if (typeof sessionId !== 'string' || sessionId === '')
-      throw new TypeError(`sessionId must be a non-empty string, got ${JSON.stringify(sessionId)}`);
-    this.revoke(sessionId);
-    const token = SESSION_CREDENTIAL_PREFIX + randomBytes(32).toString('base64url');
-    const entry: Entry = {
-      sessionId,
-      digest: digestOf(token),
-      promptId: undefined,
-      signal: undefined,
-      budgetId: undefined,
-    };
-    this.byDigest.set(entry.digest, entry);
-    this.bySession.set(sessionId, entry);
+    return this.issueEntry(sessionId, false);
+  }
+
+  /**
+   * A fresh credential for the shared agent process `key`: a call carrying it belongs to the
+   * session its {@link AGENT_SESSION_HEADER} names among those bound to `key`.
+   */
+  issueShared(key: string): string {
+    const token = this.issueEntry(key, true);
+    this.agentSessions.set(key, new Map());
     return token;
   }
 
-  /** Ends the session's credential: calls carrying it are refused from now on. */
+  /** The agent's session `agentSessionId` in shared process `key` is Sluice's `sessionId`. */
+  bindAgentSession(key: string, agentSessionId: string, sessionId: string): void {
+    this.agentSessions.get(key)?.set(agentSessionId, sessionId);
+  }
+
+  /** That agent session left process `key`: calls naming it are refused from now on. */
+  unbindAgentSession(key: string, agentSessionId: string): void {
+    this.agentSessions.get(key)?.delete(agentSessionId);
+  }
+
+  /** Ends the session's (or shared process's) credential: calls carrying it are refused from now on. */
   revoke(sessionId: string): void {
+    this.turns.delete(sessionId);
     const entry = this.bySession.get(sessionId);
     if (entry === undefined) return;
     this.bySession.delete(sessionId);
     this.byDigest.delete(entry.digest);
+    if (entry.shared) this.agentSessions.delete(sessionId);
+  }
+
+  private issueEntry(sessionId: string, shared: boolean): string {
+    if (typeof sessionId !== 'string' || sessionId === '')
+      throw new TypeError(`sessionId must be a non-empty string, got ${JSON.stringify(sessionId)}`);
+    this.revoke(sessionId);
+    const token = SESSION_CREDENTIAL_PREFIX + randomBytes(32).toString('base64url');
+    const entry: Entry = { sessionId, digest: digestOf(token), shared };
+    this.byDigest.set(entry.digest, entry);
+    this.bySession.set(sessionId, entry);
+    return token;
   }
 
   /**
@@ -69,32 +106,39 @@ export class SessionCredentials {
    * charged to `budgetId` when the prompt named a durable budget.
    */
   beginTurn(sessionId: string, promptId: string, signal: AbortSignal, budgetId?: string): void {
-    const entry = this.bySession.get(sessionId);
-    if (entry === undefined) return;
-    entry.promptId = promptId;
-    entry.signal = signal;
-    entry.budgetId = budgetId;
+    this.turns.set(sessionId, { promptId, signal, budgetId });
   }
 
   /** The turn `promptId` ended; a later turn's `beginTurn` is not undone by a late call. */
   endTurn(sessionId: string, promptId: string): void {
-    const entry = this.bySession.get(sessionId);
-    if (entry === undefined || entry.promptId !== promptId) return;
-    entry.promptId = undefined;
-    entry.signal = undefined;
-    entry.budgetId = undefined;
+    if (this.turns.get(sessionId)?.promptId === promptId) this.turns.delete(sessionId);
   }
 
-  /** The caller a live credential names, else undefined. */
-  resolve(token: string): GatewayCaller | undefined {
+  /**
+   * The caller a live credential names, else undefined. For a shared process's credential,
+   * `agentSession` (the {@link AGENT_SESSION_HEADER}) picks the session; one naming no session
+   * of that process is refused; without it the call is the process's own, unless the process
+   * hosts exactly one session.
+   */
+  resolve(token: string, agentSession?: string): GatewayCaller | undefined {
     if (!token.startsWith(SESSION_CREDENTIAL_PREFIX)) return undefined;
     const entry = this.byDigest.get(digestOf(token));
     if (entry === undefined) return undefined;
+    let sessionId = entry.sessionId;
+    if (entry.shared) {
+      const sessions = this.agentSessions.get(entry.sessionId);
+      if (agentSession !== undefined) {
+        const named = sessions?.get(agentSession);
+        if (named === undefined) return undefined;
+        sessionId = named;
+      } else if (sessions?.size === 1) sessionId = [...sessions.values()][0]!;
+    }
+    const turn = this.turns.get(sessionId);
     return {
-      sessionId: entry.sessionId,
-      promptId: entry.promptId,
-      signal: entry.signal,
-      budgetId: entry.budgetId,
+      sessionId,
+      promptId: turn?.promptId,
+      signal: turn?.signal,
+      budgetId: turn?.budgetId,
     };
   }
 }

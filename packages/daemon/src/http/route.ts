@@ -25,6 +25,8 @@ export interface RouteParts {
   observed: ObservedDaemon | undefined;
   /** The routes this server serves, as `GET /openapi.json` describes them. */
   routes: readonly RouteDoc[];
+  /** The external agents' processes (sessions, RSS, memory budget), when the daemon runs agents. */
+  agents?: () => unknown;
 }
 
 /** A handler, typed by the route's path parameters and query. */

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isSessionCredential, type GatewayCaller } from '../gateway/index.js';
+import { AGENT_SESSION_HEADER, isSessionCredential, type GatewayCaller } from '../gateway/index.js';
 import {
   DASHBOARD_PATH,
   dashboardAuthorized,
@@ -36,12 +36,17 @@ export interface SecurityOptions {
    * Per-session credentials, accepted on the model gateway (`/v1/*`) while live, besides the
    * token; a session credential that is not live is refused there even without a token.
    */
-  credentials?: { resolve(token: string): GatewayCaller | undefined };
+  credentials?: GatewayCallerLookup;
   /**
    * The dashboard is served: its routes also accept the token as `?token=` or the cookie the
    * page sets, and `GET /dashboard` without either answers a sign-in form (http/dashboard-auth.ts).
    */
   dashboard?: boolean;
+}
+
+/** Resolves a gateway credential (and, for a shared agent process, the session it names). */
+export interface GatewayCallerLookup {
+  resolve(token: string, agentSession?: string): GatewayCaller | undefined;
 }
 
 /** The bearer token of an `Authorization` header, if it carries one. */
@@ -63,12 +68,9 @@ export function gatewayCallerOf(request: FastifyRequest): GatewayCaller | undefi
 }
 
 /** Resolves a session credential on a gateway request; true when it is live (and remembered). */
-function liveCredential(
-  request: FastifyRequest,
-  given: string,
-  credentials: { resolve(token: string): GatewayCaller | undefined },
-): boolean {
-  const caller = credentials.resolve(given);
+function liveCredential(request: FastifyRequest, given: string, credentials: GatewayCallerLookup): boolean {
+  const named = request.headers[AGENT_SESSION_HEADER];
+  const caller = credentials.resolve(given, typeof named === 'string' ? named : undefined);
   if (caller === undefined) return false;
   gatewayCallers.set(request, caller);
   return true;

@@ -111,6 +111,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
         ? undefined
         : { tap: daemon.tap, runtime: daemon.runtime, bridge: daemon.bridge, agentPool: daemon.agentPool },
     routes,
+    agents: () => daemon.agentPool?.describe(),
   };
   for (const route of routes) route.mount(app, parts);
   return app;

@@ -90,6 +90,7 @@ function renderTotals(t) {
     ['journal records', t.journalRecords], ['SSE subscribers', t.sseSubscribers], ['SSE evictions', t.sseEvictions],
     ['event ring bytes', t.eventRingBytesLimit === null ? fmt(t.eventRingBytes) : fmt(t.eventRingBytes) + ' / ' + fmt(t.eventRingBytesLimit)],
     ['tokens in / out', fmt(t.inputTokens) + ' / ' + fmt(t.outputTokens)], ['agent processes', t.agentProcesses],
+    ['agent sessions', t.agentSessions], ['agent memory', fmt(t.agentRssBytes) + ' / ' + fmt(t.agentMemoryBudgetBytes)],
     ['interrupted at start-up', t.interruptedCalls === null ? '…' : t.interruptedCalls]];
   const list = $('totals'); list.replaceChildren();
   for (const [name, value] of rows) list.append(el('dt', name), el('dd', typeof value === 'number' ? fmt(value) : value));

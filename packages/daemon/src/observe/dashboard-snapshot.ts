@@ -20,6 +20,10 @@ export interface DashboardTotals {
   /** The daemon-wide budget of the event rings; null when unlimited. */
   eventRingBytesLimit: number | null;
   agentProcesses: number;
+  /** Sessions open in agent processes, their trees' RSS and its budget (issue 27); 0 without agents. */
+  agentSessions: number;
+  agentRssBytes: number;
+  agentMemoryBudgetBytes: number;
   inputTokens: number;
   outputTokens: number;
   /** Calls start-up reconciliation found interrupted; null until it ran. */
@@ -66,6 +70,7 @@ export function dashboardTotals(source: ObservedDaemon): DashboardTotals {
   const { prompts, model, journal } = source.tap;
   const streams = source.bridge.streams;
   const limit = streams.memory.maxBytes;
+  const agents = source.agentPool?.describe();
   return {
     promptsAdmitted: prompts.admittedPrompts,
     promptsRefused: prompts.refusals.total(),
@@ -79,6 +84,9 @@ export function dashboardTotals(source: ObservedDaemon): DashboardTotals {
     eventRingBytes: streams.memory.bytes,
     eventRingBytesLimit: Number.isFinite(limit) ? limit : null,
     agentProcesses: source.agentPool?.processCount ?? 0,
+    agentSessions: agents?.processes.reduce((sum, p) => sum + p.sessions, 0) ?? 0,
+    agentRssBytes: agents?.rssBytes ?? 0,
+    agentMemoryBudgetBytes: agents?.memoryBudgetBytes ?? 0,
     inputTokens: model.inputTokens,
     outputTokens: model.outputTokens,
     interruptedCalls: journal.interruptedCalls ?? null,

@@ -1,4 +1,5 @@
 import type { ModelSchedulerSnapshot } from '@sluice/protocol';
+import type { AgentPoolReport } from '../agents/index.js';
 import type { SessionBridge } from '../sessions/index.js';
 import type { DaemonTap } from './daemon-tap.js';
 
@@ -12,7 +13,7 @@ export interface ObservedDaemon {
   readonly runtime: { schedulerSnapshot(): ModelSchedulerSnapshot };
   readonly bridge: Pick<SessionBridge, 'listSessions' | 'streams' | 'limits'>;
   /** The external agents' pool, when agents are configured. */
-  readonly agentPool: { readonly processCount: number } | undefined;
+  readonly agentPool: { readonly processCount: number; describe(): AgentPoolReport } | undefined;
 }
 
 /** One live session as operators see it: ids and counts, never prompt text. */

@@ -1,3 +1,4 @@
+import { registerAgentGauges } from './agent-gauges.js';
 import {
   Counter,
   Gauge,
@@ -264,6 +265,11 @@ function registerGauges(source: ObservedDaemon, gauge: Define): void {
     'External agent processes running.',
     [],
     () => source.agentPool?.processCount ?? 0,
+  );
+  const agents = source.agentPool;
+  registerAgentGauges(
+    oncePerTurn(() => agents?.describe()),
+    gauge,
   );
   gauge(
     'sluice_journal_interrupted_calls',

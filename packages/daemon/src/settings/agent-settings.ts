@@ -51,6 +51,14 @@ export const AGENT_SETTINGS = {
     default: DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
     help: 'an agent process that leaves a liveness probe unanswered this long is killed',
   },
+  agentMemoryBudgetMb: {
+    flag: '--agent-memory-budget-mb <mb>',
+    topic: 'agents',
+    scope: 'daemon',
+    kind: int(1, { max: 16_777_216 }),
+    defaultText: "half the cgroup's or the machine's memory",
+    help: "bound of the agent processes' memory: the RSS of their process trees together; past it new sessions share the existing processes, then POST /session answers 503 agent_capacity",
+  },
   agentStartTimeoutMs: {
     flag: '--agent-start-timeout-ms <ms>',
     topic: 'agents',

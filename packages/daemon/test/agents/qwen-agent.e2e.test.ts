@@ -9,7 +9,8 @@ import {
   type FakeOpenAIServer,
 } from '../../../runtime/test/helpers/fake-openai-server.js';
 import { qwenScript } from '../helpers/qwen-upstream.js';
-import { startSluice, type SluiceProcess } from '../helpers/sluice-process.js';
+import { startQwenSluice } from '../helpers/qwen-sluice.js';
+import type { SluiceProcess } from '../helpers/sluice-process.js';
 
 // Issue 18, Acceptance — the real agent, end to end: `sluice serve --agent "qwen --acp"` with
 // @qwen-code/qwen-code 0.24.4 (on the Node 22 the test set-up installs next to it), the
@@ -35,20 +36,10 @@ beforeAll(async () => {
   upstream = await startFakeOpenAIServer({ reply: qwenScript });
   home = createQwenHome({ model: MODEL });
   workspace = realpathSync(mkdtempSync(join(tmpdir(), 'sluice-qwen-ws-')));
-  const command = agent.command.map((arg) => `"${arg}"`).join(' ');
-  sluice = await startSluice(
-    ['--workspace', workspace, '--agent', `qwen=${command}`]
-      .concat(['--provider', 'openai', '--model', MODEL, '--base-url', upstream.baseURL])
-      .concat(['--drain-timeout-ms', '0']),
-    // The agent processes inherit the daemon's environment: the scratch HOME holds qwen's
-    // settings; OPENAI_BASE_URL / OPENAI_API_KEY are replaced per process by the gateway's.
-    {
-      HOME: home,
-      OPENAI_API_KEY: 'sk-upstream',
-      OPENAI_MODEL: MODEL,
-      QWEN_TELEMETRY_ENABLED: 'false',
-      QWEN_DISABLE_AUTO_TITLE: '1',
-    },
+  sluice = await startQwenSluice(
+    { workspace, agent: agent.command, home, model: MODEL, upstream },
+    // One session per process, the default before issue 27, which these tests pin.
+    ['--agent-sessions-per-process', '1'],
   );
   client = new DaemonClient({ baseUrl: sluice.url });
   // One agent process per session (the default): the victim's is the only one when it opens.

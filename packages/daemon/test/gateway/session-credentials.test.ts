@@ -39,3 +39,45 @@ describe('SessionCredentials', () => {
     expect(() => new SessionCredentials().issue('')).toThrow(/sessionId must be a non-empty string, got ""/);
   });
 });
+
+// Issue 27 item 4: a shared agent process calls with one credential and names each call's session.
+describe('SessionCredentials of a shared agent process', () => {
+  it('attributes a call to the session its agent-session header names, with that session’s prompt and budget', () => {
+    const credentials = new SessionCredentials();
+    const token = credentials.issueShared('agent-process-1');
+    credentials.bindAgentSession('agent-process-1', 'agent-a', 's1');
+    credentials.bindAgentSession('agent-process-1', 'agent-b', 's2');
+    const signal = new AbortController().signal;
+    credentials.beginTurn('s2', 'p2', signal, 'budget-x');
+    expect(credentials.resolve(token, 'agent-b')).toEqual({
+      sessionId: 's2',
+      promptId: 'p2',
+      signal,
+      budgetId: 'budget-x',
+    });
+    expect(credentials.resolve(token, 'agent-a')).toMatchObject({ sessionId: 's1', promptId: undefined });
+    // without the header two sessions are ambiguous: the call is the process's own
+    expect(credentials.resolve(token)?.sessionId).toBe('agent-process-1');
+  });
+
+  it('refuses a header naming no session of that process, or a session that left it', () => {
+    const credentials = new SessionCredentials();
+    const token = credentials.issueShared('agent-process-1');
+    const other = credentials.issueShared('agent-process-2');
+    credentials.bindAgentSession('agent-process-1', 'agent-a', 's1');
+    credentials.bindAgentSession('agent-process-2', 'agent-b', 's2');
+    expect(credentials.resolve(token, 'agent-b')).toBeUndefined();
+    expect(credentials.resolve(other, 'agent-b')?.sessionId).toBe('s2');
+    credentials.unbindAgentSession('agent-process-1', 'agent-a');
+    expect(credentials.resolve(token, 'agent-a')).toBeUndefined();
+    credentials.revoke('agent-process-2');
+    expect(credentials.resolve(other, 'agent-b')).toBeUndefined();
+  });
+
+  it('a process hosting one session attributes a call without the header to it', () => {
+    const credentials = new SessionCredentials();
+    const token = credentials.issueShared('agent-process-1');
+    credentials.bindAgentSession('agent-process-1', 'agent-a', 's1');
+    expect(credentials.resolve(token)?.sessionId).toBe('s1');
+  });
+});

@@ -16,11 +16,14 @@ import {
   DEFAULT_AGENT_START_TIMEOUT_MS,
   DEFAULT_AGENT_TURN_IDLE_TIMEOUT_MS,
 } from '../../defaults.js';
+import { AGENT_MEMORY_BUDGET_SHARE } from './agent-pool-defaults.js';
 import { integerInRange, positiveInteger } from '../../validate.js';
 import type { AgentLog, AgentProcess } from './agent-process.js';
 import { answerAgentRequest, relayNotification } from './agent-requests.js';
 import { checkAgentCommands, type AgentCommand } from './command-line.js';
 import type { AgentError } from './errors.js';
+import { describePool, type AgentPoolReport } from './pool-report.js';
+import { effectiveMemoryLimitBytes } from './process-memory.js';
 import { ProcessPool, type GatewayCredentials } from './process-pool.js';
 import { SessionOpener } from './session-opener.js';
 import type { SessionLink } from './session-link.js';
@@ -30,10 +33,19 @@ import { TurnRunner } from './turn-runner.js';
 export interface AcpAgentPoolOptions {
   /** The agents sessions can run on; the first is the default. */
   agents: readonly AgentCommand[];
-  /** Sessions one process hosts; default 1 (a crash or stall takes exactly one session). */
+  /** Sessions one process hosts; default 32 (docs/decisions/030). */
   sessionsPerProcess?: number;
-  /** Processes at once; default 8. */
+  /** Processes at once; default 64 (memory is the bound that matters: `memoryBudgetMb`). */
   maxProcesses?: number;
+  /**
+   * Bound of the agent processes' trees' resident memory together, in MiB; default half the
+   * cgroup's or the machine's memory.
+   */
+  memoryBudgetMb?: number;
+  /** The daemon's workspace: {@link preheat} starts one process per agent there. */
+  workspace?: string;
+  /** Start processes before sessions need them (sharing only); default true. */
+  preheat?: boolean;
   /** A process without a running turn is retired after this long; default 5 minutes. */
   idleTimeoutMs?: number;
   /** A liveness probe unanswered this long kills the process; default 30 s. */
@@ -59,6 +71,8 @@ export interface AcpAgentPoolOptions {
   log?: AgentLog;
 }
 
+/** A signal that never aborts: a re-open that no turn waits for. */
+const NEVER_ABORTED = new AbortController().signal;
 const SILENT: AgentLog = { debug: () => {}, info: () => {}, warn: () => {} };
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
@@ -78,8 +92,11 @@ export class AcpAgentPool implements Agent {
   private readonly turns: TurnRunner;
   private readonly credentials: GatewayCredentials | undefined;
   private readonly perSessionCredentials: boolean;
+  private readonly sharing: boolean;
+  private readonly log: AgentLog;
   private host: AgentHost | undefined;
   private closed = false;
+  private readonly workspace: string | undefined;
 
   constructor(options: AcpAgentPoolOptions) {
     checkAgentCommands(options.agents);
@@ -92,6 +109,7 @@ export class AcpAgentPool implements Agent {
     );
     const clock = options.clock ?? systemClock;
     const log = options.log ?? SILENT;
+    this.log = log;
     this.credentials = options.credentials;
     const sessionsPerProcess = positiveInteger(
       'sessionsPerProcess',
@@ -99,15 +117,19 @@ export class AcpAgentPool implements Agent {
     );
     // One session per process: the session's own credential goes in the process's env.
     this.perSessionCredentials = sessionsPerProcess === 1 && options.credentials !== undefined;
+    this.sharing = sessionsPerProcess > 1;
     const startTimeoutMs = integerInRange(
       'startTimeoutMs',
       options.startTimeoutMs ?? DEFAULT_AGENT_START_TIMEOUT_MS,
       1,
       MAX_TIMEOUT_MS,
     );
+    this.workspace = options.workspace;
     this.pool = new ProcessPool({
       sessionsPerProcess,
       maxProcesses: positiveInteger('maxProcesses', options.maxProcesses ?? DEFAULT_AGENT_MAX_PROCESSES),
+      memoryBudgetBytes: memoryBudgetBytes(options.memoryBudgetMb),
+      preheat: options.preheat ?? true,
       idleTimeoutMs: integerInRange(
         'idleTimeoutMs',
         options.idleTimeoutMs ?? DEFAULT_AGENT_IDLE_TIMEOUT_MS,
@@ -165,6 +187,17 @@ export class AcpAgentPool implements Agent {
     return [...this.pool.processes].flatMap((proc) => (proc.child.pid === undefined ? [] : [proc.child.pid]));
   }
 
+  /** Starts one process per configured agent in the daemon's workspace (call once the gateway listens). */
+  preheat(): void {
+    if (this.workspace === undefined || this.closed) return;
+    for (const agent of this.agents) this.pool.preheat(agent, this.workspace);
+  }
+
+  /** The agent processes now: sessions, turns and measured memory of each (snapshot, metrics, status). */
+  describe(): AgentPoolReport {
+    return describePool(this.pool);
+  }
+
   attach(host: AgentHost): void {
     this.host = host;
   }
@@ -204,7 +237,11 @@ export class AcpAgentPool implements Agent {
     const proc = link.process;
     link.process = undefined;
     if (proc === undefined) return;
-    if (link.agentSessionId !== undefined) this.byProcess.get(proc)?.delete(link.agentSessionId);
+    if (link.agentSessionId !== undefined) {
+      this.byProcess.get(proc)?.delete(link.agentSessionId);
+      if (proc.credentialKey !== undefined)
+        this.credentials?.unbindAgentSession(proc.credentialKey, link.agentSessionId);
+    }
     this.pool.sessionLeft(proc, sessionId);
   }
 
@@ -243,7 +280,11 @@ export class AcpAgentPool implements Agent {
   private register(proc: AgentProcess, link: SessionLink): void {
     let sessions = this.byProcess.get(proc);
     if (sessions === undefined) this.byProcess.set(proc, (sessions = new Map()));
-    if (link.agentSessionId !== undefined) sessions.set(link.agentSessionId, link);
+    if (link.agentSessionId === undefined) return;
+    sessions.set(link.agentSessionId, link);
+    // A shared process's calls name the agent's session id: that is this session.
+    if (proc.credentialKey !== undefined)
+      this.credentials?.bindAgentSession(proc.credentialKey, link.agentSessionId, link.sessionId);
   }
 
   private linkOf(proc: AgentProcess, agentSessionId: unknown): SessionLink | undefined {
@@ -272,6 +313,26 @@ export class AcpAgentPool implements Agent {
           recoverable: true,
         },
       });
+      this.reopen(link);
     }
   }
+
+  /** Opens a session whose process died in a fresh one now, so its next prompt does not wait. */
+  private reopen(link: SessionLink): void {
+    if (!this.sharing) return;
+    this.opener.ensureOpen(link, NEVER_ABORTED).catch((error: unknown) => {
+      // its next prompt tries again and reports the failure on its own stream
+      this.log.warn(
+        { agent: link.agent.name, error: (error as Error).message },
+        'agent session re-open failed',
+      );
+    });
+  }
+}
+
+/** `memoryBudgetMb` in bytes; by default a share of the memory the cgroup or machine allows. */
+function memoryBudgetBytes(memoryBudgetMb: number | undefined): number {
+  return memoryBudgetMb === undefined
+    ? Math.floor(effectiveMemoryLimitBytes() * AGENT_MEMORY_BUDGET_SHARE)
+    : positiveInteger('memoryBudgetMb', memoryBudgetMb) * 1_048_576;
 }

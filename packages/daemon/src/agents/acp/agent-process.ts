@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { Clock, TimerHandle } from '@sluice/runtime';
 import type { AgentCommand } from './command-line.js';
 import {
@@ -220,11 +221,54 @@ export class AgentProcess {
     this.options.onDeath(this, cause);
   }
 
+  /**
+   * The probe's answer within the liveness bound; a bound that passes while the process's CPU
+   * time advanced (busy on many turns, not stalled) is extended, at most 4 times. Past that, or
+   * without progress, the process is killed as unresponsive.
+   */
+  private probeWhileBusy(answer: Promise<unknown>): Promise<unknown> {
+    const { clock, livenessTimeoutMs } = this.options;
+    const pid = this.child.pid;
+    return new Promise((resolve, reject) => {
+      let cpu = pid === undefined ? 0 : cpuTicks(pid);
+      let extensions = 0;
+      let timer: TimerHandle;
+      const expire = (): void => {
+        const now = pid === undefined ? 0 : cpuTicks(pid);
+        if (now > cpu && extensions < 4) {
+          cpu = now;
+          extensions++;
+          timer = clock.setTimer(expire, livenessTimeoutMs);
+          return;
+        }
+        const error = new AgentUnresponsiveError(
+          this.name,
+          livenessTimeoutMs * (extensions + 1),
+          'a liveness probe',
+        );
+        this.kill(error);
+        reject(error);
+      };
+      timer = clock.setTimer(expire, livenessTimeoutMs);
+      answer.then(
+        (value) => {
+          clock.clearTimer(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clock.clearTimer(timer);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+  }
+
   private scheduleProbe(): void {
     if (this.deathCause !== undefined) return;
     this.probeTimer = this.options.clock.setTimer(() => {
       this.probeTimer = undefined;
-      this.bounded(this.channel.request(LIVENESS_METHOD, {}), 'a liveness probe').then(
+      // issue 27: a shared process busy on many turns (its CPU time advancing) is not stalled
+      this.probeWhileBusy(this.channel.request(LIVENESS_METHOD, {})).then(
         () => this.scheduleProbe(),
         (error: unknown) => {
           // An error answer is an answer; only silence (or death) stops the probing.
@@ -243,6 +287,17 @@ export class AgentProcess {
       const text = line.length > MAX_LOG_LINE_CHARS ? `${line.slice(0, MAX_LOG_LINE_CHARS)}…` : line;
       this.options.log.debug({ agent: this.name, pid: this.child.pid, stream: 'stderr' }, text);
     }
+  }
+}
+
+/** CPU time (user + system, in clock ticks) the process `pid` used so far; 0 when unknown. */
+function cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
   }
 }
 

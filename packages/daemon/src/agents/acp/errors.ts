@@ -2,7 +2,12 @@ import { CataloguedError, type CodesOf } from '@sluice/protocol';
 
 /** Stable codes of an external agent's failures; their wire forms are in @sluice/protocol's catalogue. */
 export type AgentErrorCode = CodesOf<
-  'agent_unavailable' | 'agent_crashed' | 'agent_unresponsive' | 'agent_pool_exhausted' | 'agent_error'
+  | 'agent_unavailable'
+  | 'agent_crashed'
+  | 'agent_unresponsive'
+  | 'agent_pool_exhausted'
+  | 'agent_capacity'
+  | 'agent_error'
 >;
 
 /** Longest excerpt of an agent's own message carried in an error. */
@@ -79,6 +84,29 @@ export class AgentPoolExhaustedError extends AgentError {
   override wireDetails(): Record<string, unknown> {
     return { maxProcesses: this.maxProcesses };
   }
+}
+
+/**
+ * No agent process can take another session: the memory budget allows no new process and the
+ * processes of this agent and workspace are full even when packed (HTTP `503` with
+ * `Retry-After`); nothing of the session is created.
+ */
+export class AgentCapacityError extends AgentError {
+  readonly code = 'agent_capacity';
+  constructor(
+    readonly agent: string,
+    readonly memoryBudgetBytes: number,
+    readonly agentRssBytes: number,
+  ) {
+    super(
+      `agent "${agent}" has no room for another session: its processes are full and the agents use ` +
+        `${mib(agentRssBytes)} of the ${mib(memoryBudgetBytes)} memory budget; retry later or raise --agent-memory-budget-mb`,
+    );
+  }
+}
+
+function mib(bytes: number): string {
+  return `${Math.round(bytes / 1_048_576)} MiB`;
 }
 
 /** The agent answered a prompt with an error of its own (its message, bounded). */

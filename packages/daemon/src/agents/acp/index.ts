@@ -2,6 +2,7 @@ export { AcpAgentPool, type AcpAgentPoolOptions } from './acp-agent-pool.js';
 export type { AgentLog } from './agent-process.js';
 export { checkAgentCommands, parseAgentSpec, splitCommandLine, type AgentCommand } from './command-line.js';
 export {
+  AgentCapacityError,
   AgentCrashedError,
   AgentError,
   AgentPoolExhaustedError,
@@ -11,3 +12,4 @@ export {
   type AgentErrorCode,
 } from './errors.js';
 export type { GatewayCredentials } from './process-pool.js';
+export type { AgentPoolReport, AgentProcessReport } from './pool-report.js';

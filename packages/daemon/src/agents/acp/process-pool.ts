@@ -1,11 +1,17 @@
 import type { Clock, TimerHandle } from '@sluice/runtime';
 import type { SessionCredentials } from '../../gateway/index.js';
 import { AgentProcess, type AgentLog, type AgentProcessOptions } from './agent-process.js';
-import { AgentPoolExhaustedError, type AgentError } from './errors.js';
+import { AgentSessionHeader } from './agent-session-header.js';
+import type { AgentCommand } from './command-line.js';
+import { AgentCapacityError, AgentPoolExhaustedError, type AgentError } from './errors.js';
+import { ProcessMemory } from './process-memory-meter.js';
 import type { SessionLink } from './session-link.js';
 
 /** The gateway credentials an agent pool issues and scopes to turns. */
-export type GatewayCredentials = Pick<SessionCredentials, 'issue' | 'revoke' | 'beginTurn' | 'endTurn'>;
+export type GatewayCredentials = Pick<
+  SessionCredentials,
+  'issue' | 'issueShared' | 'bindAgentSession' | 'unbindAgentSession' | 'revoke' | 'beginTurn' | 'endTurn'
+>;
 
 /** How long a retired process has after SIGTERM before SIGKILL. */
 const RETIRE_GRACE_MS = 2_000;
@@ -14,6 +20,10 @@ const RETIRE_GRACE_MS = 2_000;
 export interface ProcessPoolOptions {
   readonly sessionsPerProcess: number;
   readonly maxProcesses: number;
+  /** Bound of the agents' process trees' resident memory together, in bytes. */
+  readonly memoryBudgetBytes: number;
+  /** Keep one started process per agent and workspace, and start the next before it is needed. */
+  readonly preheat: boolean;
   readonly idleTimeoutMs: number;
   readonly livenessTimeoutMs: number;
   /** Bound of `initialize` (a cold start of a real agent takes seconds). */
@@ -28,31 +38,49 @@ export interface ProcessPoolOptions {
   onDeath(process: AgentProcess, cause: AgentError): void;
 }
 
+/** Where a process runs sessions: an agent and a workspace. */
+interface Home {
+  readonly agent: AgentCommand;
+  readonly workspace: string;
+}
+
+const keyOf = (agent: string, workspace: string): string => `${agent}\u0000${workspace}`;
+
 /**
- * The agent processes: at most `maxProcesses`, each hosting up to `sessionsPerProcess`
- * sessions of one agent. A new process takes the place of the longest-idle one (no turn
- * running, nothing opening) when the pool is full, or is refused with
- * `AgentPoolExhaustedError`; a process idle for `idleTimeoutMs` is retired.
+ * The agent processes. Sessions of one agent and workspace share processes, up to
+ * `sessionsPerProcess` each; a new process starts when those are full and the memory budget
+ * (the process trees' RSS plus one more process) allows; past it, sessions pack into the
+ * existing processes up to twice as many, and beyond that a session is refused
+ * (`AgentCapacityError`). At `maxProcesses` a new process takes the place of the longest-idle
+ * one, or is refused with `AgentPoolExhaustedError`. With `preheat`, one process per agent and
+ * workspace stays started and the next starts when the ones in use are three quarters full.
+ * A process idle for `idleTimeoutMs` is retired. See docs/decisions/030.
  */
 export class ProcessPool {
   readonly processes = new Set<AgentProcess>();
+  readonly memory: ProcessMemory;
   private readonly ready = new Map<AgentProcess, Promise<unknown>>();
+  private readonly homes = new Map<AgentProcess, Home & { key: string }>();
   private readonly idleTimers = new Map<AgentProcess, TimerHandle>();
   /** Retired processes that have not exited yet (SIGTERM sent, SIGKILL after the grace). */
   private readonly exiting = new Set<AgentProcess>();
   private processSeq = 0;
+  private readonly sessionHeader = new AgentSessionHeader();
 
-  constructor(private readonly options: ProcessPoolOptions) {}
+  constructor(private readonly options: ProcessPoolOptions) {
+    this.memory = new ProcessMemory(options.clock);
+  }
 
   /**
    * A started process with room for `link`'s session, its `opening` count raised (the caller
-   * lowers it with {@link opened}). Throws `AgentPoolExhaustedError` or the start's failure.
+   * lowers it with {@link opened}). Throws `AgentCapacityError`, `AgentPoolExhaustedError` or
+   * the start's failure.
    */
   async acquire(link: SessionLink): Promise<AgentProcess> {
-    const shared = this.withRoom(link);
-    const proc = shared ?? this.start(link);
+    const proc = this.place(link);
     proc.opening++;
     this.disarmIdle(proc);
+    this.lookAhead({ agent: link.agent, workspace: link.workspaceCwd });
     try {
       await this.ready.get(proc);
     } catch (error) {
@@ -60,6 +88,22 @@ export class ProcessPool {
       throw error;
     }
     return proc;
+  }
+
+  /** Starts the first process of `agent` in `workspace` now, if sharing and the budget allow. */
+  preheat(agent: AgentCommand, workspace: string): void {
+    if (!this.shares || this.live(keyOf(agent.name, workspace)).length > 0 || !this.canStart()) return;
+    this.start({ agent, workspace }, workspace, undefined);
+  }
+
+  /** Sessions (open or opening) in `proc`. */
+  load(proc: AgentProcess): number {
+    return proc.sessions.size + proc.opening;
+  }
+
+  /** The workspace a process serves. */
+  workspaceOf(proc: AgentProcess): string | undefined {
+    return this.homes.get(proc)?.workspace;
   }
 
   /** An open (successful or not) on `proc` finished. */
@@ -78,10 +122,10 @@ export class ProcessPool {
     this.touch(proc);
   }
 
-  /** A session left `proc` (closed): a process without sessions is retired at once. */
+  /** A session left `proc` (closed): a process without sessions is retired at once (but a kept one). */
   sessionLeft(proc: AgentProcess, sessionId: string): void {
     proc.sessions.delete(sessionId);
-    if (proc.sessions.size === 0 && proc.opening === 0 && proc.runningTurns === 0) this.retire(proc);
+    if (this.isIdle(proc) && proc.sessions.size === 0 && !this.kept(proc)) this.retire(proc);
     else this.touch(proc);
   }
 
@@ -89,36 +133,96 @@ export class ProcessPool {
   async retireAll(): Promise<void> {
     for (const proc of [...this.processes]) this.retire(proc);
     await Promise.all([...this.exiting].map((proc) => proc.exited));
+    this.sessionHeader.remove();
   }
 
   /** Forgets a process that died (the owner's `onDeath` calls this first). */
   forget(proc: AgentProcess): void {
     this.processes.delete(proc);
     this.ready.delete(proc);
+    this.memory.forget(proc);
+    const home = this.homes.get(proc);
+    this.homes.delete(proc);
     this.disarmIdle(proc);
     if (proc.credentialKey !== undefined) this.options.credentials?.revoke(proc.credentialKey);
+    // A started process of its agent and workspace died: start the next one ahead (not after a
+    // failed start, which would only fail again: the next create reports it).
+    if (home !== undefined && this.options.preheat && proc.info !== undefined) this.lookAhead(home);
   }
 
-  private withRoom(link: SessionLink): AgentProcess | undefined {
-    if (this.options.sessionsPerProcess === 1) return undefined;
+  get sessionsPerProcess(): number {
+    return this.options.sessionsPerProcess;
+  }
+
+  get memoryBudgetBytes(): number {
+    return this.options.memoryBudgetBytes;
+  }
+
+  private get shares(): boolean {
+    return this.options.sessionsPerProcess > 1;
+  }
+
+  private place(link: SessionLink): AgentProcess {
+    const home: Home = { agent: link.agent, workspace: link.workspaceCwd };
+    const live = this.live(keyOf(home.agent.name, home.workspace));
+    const perProcess = this.options.sessionsPerProcess;
+    if (this.shares) {
+      // the fullest process with room: a spare started ahead stays spare until it is needed
+      const roomy = fullestBelow(live, perProcess, (proc) => this.load(proc));
+      if (roomy !== undefined) return roomy;
+    }
+    if (this.canStart()) return this.start(home, link.cwd, link.credential);
+    if (this.shares) {
+      const packed = emptiestBelow(live, 2 * perProcess, (proc) => this.load(proc));
+      if (packed !== undefined) return packed;
+    }
+    if (this.processes.size >= this.options.maxProcesses) {
+      this.makeRoom();
+      if (this.canStart()) return this.start(home, link.cwd, link.credential);
+    }
+    throw new AgentCapacityError(home.agent.name, this.options.memoryBudgetBytes, this.memoryInUse());
+  }
+
+  /**
+   * Starts the next process of `home` when every one there is three quarters full (with fewer
+   * than 4 sessions per process there is no "nearly full": processes start when needed).
+   */
+  private lookAhead(home: Home): void {
+    const perProcess = this.options.sessionsPerProcess;
+    const slack = Math.floor(perProcess / 4);
+    if (!this.options.preheat || slack === 0) return;
+    const threshold = perProcess - slack;
+    const live = this.live(keyOf(home.agent.name, home.workspace));
+    if (live.some((proc) => this.load(proc) < threshold) || !this.canStart()) return;
+    this.start(home, home.workspace, undefined);
+  }
+
+  /** Whether one more process fits the count and the memory budget. */
+  private canStart(): boolean {
+    if (this.processes.size >= this.options.maxProcesses) return false;
+    return this.memoryInUse() + this.memory.estimate() <= this.options.memoryBudgetBytes;
+  }
+
+  /** The processes' trees' RSS, a starting process counted at the estimate of one. */
+  memoryInUse(): number {
+    return this.memory.total(this.processes);
+  }
+
+  private live(key: string): AgentProcess[] {
+    const found: AgentProcess[] = [];
     for (const proc of this.processes)
-      if (
-        proc.name === link.agent.name &&
-        proc.dead === undefined &&
-        proc.sessions.size + proc.opening < this.options.sessionsPerProcess
-      )
-        return proc;
-    return undefined;
+      if (proc.dead === undefined && this.homes.get(proc)?.key === key) found.push(proc);
+    return found;
   }
 
-  private start(link: SessionLink): AgentProcess {
-    this.makeRoom();
-    const env: NodeJS.ProcessEnv = { ...this.options.env };
+  private start(home: Home, cwd: string, sessionCredential: string | undefined): AgentProcess {
+    // A shared process names each call's session (docs/decisions/030, attribution).
+    const env = this.shares ? this.sessionHeader.apply(this.options.env) : { ...this.options.env };
     let credentialKey: string | undefined;
-    let credential = link.credential;
-    if (this.options.sessionsPerProcess > 1 && this.options.credentials !== undefined) {
+    let credential = sessionCredential;
+    if (this.shares && this.options.credentials !== undefined) {
       credentialKey = `agent-process-${++this.processSeq}`;
-      credential = this.options.credentials.issue(credentialKey);
+      credential = this.options.credentials.issueShared(credentialKey);
     }
     const url = this.options.gatewayUrl?.();
     if (url !== undefined && credential !== undefined) {
@@ -126,8 +230,8 @@ export class ProcessPool {
       env['OPENAI_API_KEY'] = credential;
     }
     const proc: AgentProcess = new AgentProcess({
-      agent: link.agent,
-      cwd: link.cwd,
+      agent: home.agent,
+      cwd,
       env,
       clock: this.options.clock,
       log: this.options.log,
@@ -139,25 +243,34 @@ export class ProcessPool {
     });
     proc.credentialKey = credentialKey;
     this.processes.add(proc);
+    this.homes.set(proc, { ...home, key: keyOf(home.agent.name, home.workspace) });
     const ready = proc.initialize(this.options.startTimeoutMs);
-    ready.catch(() => proc.kill(proc.dead ?? proc.unavailable('initialize failed', 'no answer')));
+    ready.then(
+      () => this.touch(proc),
+      () => proc.kill(proc.dead ?? proc.unavailable('initialize failed', 'no answer')),
+    );
     this.ready.set(proc, ready);
     return proc;
   }
 
   /** Retires the longest-idle process when the pool is full; refuses when none is idle. */
   private makeRoom(): void {
-    if (this.processes.size < this.options.maxProcesses) return;
     let victim: AgentProcess | undefined;
     for (const proc of this.processes)
-      if (
-        proc.runningTurns === 0 &&
-        proc.opening === 0 &&
-        (victim === undefined || proc.lastActiveAt < victim.lastActiveAt)
-      )
+      if (this.isIdle(proc) && (victim === undefined || proc.lastActiveAt < victim.lastActiveAt))
         victim = proc;
     if (victim === undefined) throw new AgentPoolExhaustedError(this.options.maxProcesses);
     this.retire(victim);
+  }
+
+  private isIdle(proc: AgentProcess): boolean {
+    return proc.runningTurns === 0 && proc.opening === 0;
+  }
+
+  /** The one live process of its agent and workspace, kept started while preheating. */
+  private kept(proc: AgentProcess): boolean {
+    const home = this.homes.get(proc);
+    return this.options.preheat && this.shares && home !== undefined && this.live(home.key).length === 1;
   }
 
   private retire(proc: AgentProcess): void {
@@ -169,14 +282,14 @@ export class ProcessPool {
 
   private touch(proc: AgentProcess): void {
     proc.lastActiveAt = this.options.clock.now();
-    if (proc.runningTurns === 0 && proc.opening === 0 && proc.dead === undefined) this.armIdle(proc);
+    if (this.isIdle(proc) && proc.dead === undefined) this.armIdle(proc);
   }
 
   private armIdle(proc: AgentProcess): void {
     this.disarmIdle(proc);
     const timer = this.options.clock.setTimer(() => {
       this.idleTimers.delete(proc);
-      if (proc.runningTurns === 0 && proc.opening === 0) this.retire(proc);
+      if (this.isIdle(proc) && !this.kept(proc)) this.retire(proc);
     }, this.options.idleTimeoutMs);
     this.idleTimers.set(proc, timer);
   }
@@ -187,4 +300,20 @@ export class ProcessPool {
     this.options.clock.clearTimer(timer);
     this.idleTimers.delete(proc);
   }
+}
+
+/** The process with the most sessions among those with fewer than `bound`. */
+function fullestBelow<T>(items: readonly T[], bound: number, load: (item: T) => number): T | undefined {
+  let best: T | undefined;
+  for (const item of items)
+    if (load(item) < bound && (best === undefined || load(item) > load(best))) best = item;
+  return best;
+}
+
+/** The process with the fewest sessions among those with fewer than `bound`. */
+function emptiestBelow<T>(items: readonly T[], bound: number, load: (item: T) => number): T | undefined {
+  let best: T | undefined;
+  for (const item of items)
+    if (load(item) < bound && (best === undefined || load(item) < load(best))) best = item;
+  return best;
 }

@@ -48,12 +48,18 @@ export class TurnRunner {
     link.turn = linked;
     this.parts.pool.turnStarted(proc);
     this.parts.credentials?.beginTurn(turn.sessionId, turn.promptId, turn.signal, turn.budgetId);
-    const stopCancel = this.onAbort(proc, agentSessionId, AbortSignal.any([turn.signal, idle.signal]));
+    let abandon: (answer: { stopReason: string }) => void = () => {};
+    const abandoned = new Promise<{ stopReason: string }>((resolve) => (abandon = resolve));
+    const stopCancel = this.onAbort(proc, agentSessionId, AbortSignal.any([turn.signal, idle.signal]), () =>
+      abandon({ stopReason: 'cancelled' }),
+    );
     try {
-      const answer = (await proc.channel.request('session/prompt', {
+      const prompt = proc.channel.request('session/prompt', {
         sessionId: agentSessionId,
         prompt: replay === undefined ? turn.prompt : [replay, ...turn.prompt],
-      })) as { stopReason?: unknown } | null;
+      });
+      prompt.catch(() => {}); // an abandoned prompt's late failure is nobody's
+      const answer = (await Promise.race([prompt, abandoned])) as { stopReason?: unknown } | null;
       if (watchdog.fired) throw this.idleError(proc);
       const stopReason = typeof answer?.stopReason === 'string' ? answer.stopReason : 'end_turn';
       return { stopReason, messages: [{ role: 'assistant', content: linked.text }] };
@@ -104,16 +110,26 @@ export class TurnRunner {
     );
   }
 
-  /** On abort: `session/cancel`, then the grace bound. Returns what undoes both. */
-  private onAbort(proc: AgentProcess, agentSessionId: string, signal: AbortSignal): () => void {
+  /**
+   * On abort: `session/cancel`, then the grace bound. Past it a process of this session alone is
+   * killed as unresponsive; one shared with other sessions is not (issue 27: one session's cancel
+   * never disturbs another's turn): the turn is abandoned, and the liveness probe still ends a
+   * process that stopped answering. Returns what undoes both.
+   */
+  private onAbort(
+    proc: AgentProcess,
+    agentSessionId: string,
+    signal: AbortSignal,
+    abandon: () => void,
+  ): () => void {
     let grace: TimerHandle | undefined;
     const { clock, cancelGraceMs } = this.parts;
     const cancel = (): void => {
       proc.channel.notify('session/cancel', { sessionId: agentSessionId });
-      grace = clock.setTimer(
-        () => proc.kill(new AgentUnresponsiveError(proc.name, cancelGraceMs, 'session/cancel')),
-        cancelGraceMs,
-      );
+      grace = clock.setTimer(() => {
+        if (proc.sessions.size > 1) abandon();
+        else proc.kill(new AgentUnresponsiveError(proc.name, cancelGraceMs, 'session/cancel'));
+      }, cancelGraceMs);
     };
     if (signal.aborted) cancel();
     else signal.addEventListener('abort', cancel, { once: true });

@@ -1,3 +1,4 @@
+import type { AgentPoolReport } from '../../agents/index.js';
 import type { ModelSchedulerSnapshot } from '@sluice/protocol';
 import type { DaemonReader } from './daemon-reader.js';
 import { DaemonUnreachableError } from './daemon-reader.js';
@@ -37,7 +38,7 @@ export interface StatusReport {
   model?: string;
   workspaceCwd?: string;
   limits: { maxSessions: number | null; maxPendingPromptsPerSession: number | null };
-  scheduler: ModelSchedulerSnapshot;
+  scheduler: ModelSchedulerSnapshot & { agents?: AgentPoolReport };
   draining: boolean;
   sessionCount: number;
   pendingPromptTotal: number;
@@ -86,7 +87,7 @@ export async function readStatus(
   const health = await reader.get<{ status?: string }>('/health');
   const [capabilities, scheduler, overview] = await Promise.all([
     reader.get<Capabilities>('/capabilities'),
-    reader.get<ModelSchedulerSnapshot>('/runtime/snapshot'),
+    reader.get<ModelSchedulerSnapshot & { agents?: AgentPoolReport }>('/runtime/snapshot'),
     reader.get<Overview>(`/daemon/sessions?size=${sessionLimit}`),
   ]);
   const report: StatusReport = {

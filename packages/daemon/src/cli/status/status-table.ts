@@ -1,3 +1,4 @@
+import type { AgentPoolReport } from '../../agents/index.js';
 import type { StatusReport } from './status-report.js';
 
 /**
@@ -50,6 +51,7 @@ export function statusText(report: StatusReport, nowMs: number): string {
       ),
     );
   }
+  lines.push(...agentLines(scheduler.agents));
   if (scheduler.jobs.length > 0) {
     lines.push('');
     lines.push(
@@ -67,6 +69,29 @@ export function statusText(report: StatusReport, nowMs: number): string {
     );
   }
   return lines.join('\n') + '\n';
+}
+
+/** The agent processes: memory against the budget, and sessions, turns and RSS of each. */
+function agentLines(agents: AgentPoolReport | undefined): string[] {
+  if (agents === undefined || agents.processes.length === 0) return [];
+  return [
+    '',
+    `agents     memory ${mib(agents.rssBytes)} / ${mib(agents.memoryBudgetBytes)} MiB`,
+    ...table(
+      ['AGENT PID', 'AGENT', 'SESSIONS', 'TURNS', 'RSS MIB'],
+      agents.processes.map((p) => [
+        String(p.pid ?? '-'),
+        p.agent,
+        `${p.sessions}/${agents.sessionsPerProcess}`,
+        String(p.runningTurns),
+        mib(p.rssBytes),
+      ]),
+    ),
+  ];
+}
+
+function mib(bytes: number): string {
+  return String(Math.round(bytes / 1_048_576));
 }
 
 /** Rows padded to their columns' widths; the last column is not padded. */

@@ -64,10 +64,15 @@ export const DISCOVERY_ROUTES: readonly Route[] = [
       responses: { 200: { description: 'The snapshot.', schema: SchedulerSnapshot } },
     },
     {
+      // Beside the scheduler, the agent processes (sessions, RSS of each tree, the memory budget).
       handler:
-        ({ runtime }) =>
-        async () =>
-          runtime.schedulerSnapshot(),
+        ({ runtime, agents }) =>
+        async () => {
+          const report = agents?.();
+          return report === undefined
+            ? runtime.schedulerSnapshot()
+            : { ...runtime.schedulerSnapshot(), agents: report };
+        },
     },
   ),
 ];
