@@ -121,7 +121,7 @@ describe('the agent processes’ memory budget', () => {
     const report = d.daemon.agentPool!.describe();
     expect(report.processes.map((p) => p.sessions).sort()).toEqual([1, 3]);
     // The trees are measured at most once a second: the first reading may predate the processes.
-    await until(() => d.daemon.agentPool!.describe().rssBytes > 0, 'the trees are measured', 5_000);
+    await until(() => d!.daemon.agentPool!.describe().rssBytes > 0, 'the trees are measured', 5_000);
     for (const s of sessions) s.stream.close();
   });
 });
