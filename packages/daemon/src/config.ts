@@ -59,6 +59,8 @@ export interface DaemonConfig {
   eventMemoryBytes?: number;
   modelMaxConcurrency?: number;
   modelMaxQueued?: number;
+  /** Model calls of accepted prompts that may wait for room (docs/decisions/029); default 256. */
+  modelMaxWaiting?: number;
   modelMaxInflight?: number;
   modelMaxRequestBytes?: number;
   modelTimeoutMs?: number;
@@ -188,6 +190,7 @@ const RULES: Record<keyof DaemonConfig, Rule> = {
   eventMemoryBytes: count(1, { default: DEFAULT_EVENT_MEMORY_BYTES }),
   modelMaxConcurrency: count(1),
   modelMaxQueued: count(0),
+  modelMaxWaiting: count(0),
   modelMaxInflight: count(1),
   modelMaxRequestBytes: count(1),
   modelTimeoutMs: count(1, { max: MAX_TIMER_MS }),

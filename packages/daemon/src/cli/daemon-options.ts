@@ -1,4 +1,4 @@
-import { DEFAULT_SCHEDULER_LIMITS, MAX_TIMER_MS } from '@sluice/runtime';
+import { DEFAULT_MAX_WAITING, DEFAULT_SCHEDULER_LIMITS, MAX_TIMER_MS } from '@sluice/runtime';
 import { Option, type Command } from 'commander';
 import {
   DEFAULT_AGENT_IDLE_TIMEOUT_MS,
@@ -159,62 +159,73 @@ function sessionOptions(command: Command): Command {
 /** The model scheduler's limits and the provider behind it. */
 function modelOptions(command: Command): Command {
   const limits = DEFAULT_SCHEDULER_LIMITS;
-  return command
-    .addOption(
-      new Option(
-        '--model-max-concurrency <n>',
-        `model calls executing at once (default: ${limits.maxConcurrency})`,
-      ).argParser(integer(1)),
-    )
-    .addOption(
-      new Option(
-        '--model-max-queued <n>',
-        `model calls waiting for a slot (default: ${limits.maxQueued})`,
-      ).argParser(integer(0)),
-    )
-    .addOption(
-      new Option(
-        '--model-max-inflight <n>',
-        `model calls accepted and not yet cleaned up (default: ${limits.maxInflight}, at least --model-max-concurrency)`,
-      ).argParser(integer(1)),
-    )
-    .addOption(
-      new Option(
-        '--model-max-request-bytes <n>',
-        `largest model request in bytes (default: ${limits.maxRequestBytes})`,
-      ).argParser(integer(1)),
-    )
-    .addOption(
-      new Option(
-        '--model-timeout-ms <ms>',
-        `default model call timeout (default: ${limits.defaultTimeoutMs})`,
-      ).argParser(integer(1, MAX_TIMER_MS)),
-    )
-    .addOption(new Option('--provider <name>', 'model provider').choices(['echo', 'openai']).default('echo'))
-    .option('--model <name>', 'model name (required for openai)', nonEmpty)
-    .option(
-      '--base-url <url>',
-      'OpenAI-compatible base URL including /v1 (default env OPENAI_BASE_URL, then https://api.openai.com/v1)',
-      nonEmpty,
-    )
-    .addOption(
-      new Option(
-        '--echo-delay-ms <ms>',
-        `latency of the echo model (default: ${DEFAULT_ECHO_DELAY_MS})`,
-      ).argParser(integer(0, MAX_TIMER_MS)),
-    )
-    .addOption(
-      new Option(
-        '--context-max-bytes <n>',
-        `bytes of conversation history the built-in agent sends with each turn, newest first (default: ${DEFAULT_CONTEXT_MAX_BYTES})`,
-      ).argParser(integer(0)),
-    )
-    .addOption(
-      new Option(
-        '--max-budgets <n>',
-        `durable task budgets stored at most (POST /budgets) (default: ${DEFAULT_MAX_BUDGETS})`,
-      ).argParser(integer(1)),
-    );
+  return (
+    command
+      .addOption(
+        new Option(
+          '--model-max-concurrency <n>',
+          `model calls executing at once (default: ${limits.maxConcurrency})`,
+        ).argParser(integer(1)),
+      )
+      .addOption(
+        new Option(
+          '--model-max-queued <n>',
+          `model calls waiting for a slot (default: ${limits.maxQueued})`,
+        ).argParser(integer(0)),
+      )
+      // Issue 26 item 7 (docs/decisions/029): the bound of the runtime's capacity waiters.
+      .addOption(
+        new Option(
+          '--model-max-waiting <n>',
+          `model calls of accepted prompts waiting, in order, for room when the queue or the in-flight cap is full; 0 refuses them (default: ${DEFAULT_MAX_WAITING})`,
+        ).argParser(integer(0)),
+      )
+      .addOption(
+        new Option(
+          '--model-max-inflight <n>',
+          `model calls accepted and not yet cleaned up (default: ${limits.maxInflight}, at least --model-max-concurrency)`,
+        ).argParser(integer(1)),
+      )
+      .addOption(
+        new Option(
+          '--model-max-request-bytes <n>',
+          `largest model request in bytes (default: ${limits.maxRequestBytes})`,
+        ).argParser(integer(1)),
+      )
+      .addOption(
+        new Option(
+          '--model-timeout-ms <ms>',
+          `default model call timeout (default: ${limits.defaultTimeoutMs})`,
+        ).argParser(integer(1, MAX_TIMER_MS)),
+      )
+      .addOption(
+        new Option('--provider <name>', 'model provider').choices(['echo', 'openai']).default('echo'),
+      )
+      .option('--model <name>', 'model name (required for openai)', nonEmpty)
+      .option(
+        '--base-url <url>',
+        'OpenAI-compatible base URL including /v1 (default env OPENAI_BASE_URL, then https://api.openai.com/v1)',
+        nonEmpty,
+      )
+      .addOption(
+        new Option(
+          '--echo-delay-ms <ms>',
+          `latency of the echo model (default: ${DEFAULT_ECHO_DELAY_MS})`,
+        ).argParser(integer(0, MAX_TIMER_MS)),
+      )
+      .addOption(
+        new Option(
+          '--context-max-bytes <n>',
+          `bytes of conversation history the built-in agent sends with each turn, newest first (default: ${DEFAULT_CONTEXT_MAX_BYTES})`,
+        ).argParser(integer(0)),
+      )
+      .addOption(
+        new Option(
+          '--max-budgets <n>',
+          `durable task budgets stored at most (POST /budgets) (default: ${DEFAULT_MAX_BUDGETS})`,
+        ).argParser(integer(1)),
+      )
+  );
 }
 
 /** Where the journal lives, and how long shutdown and permission requests wait. */

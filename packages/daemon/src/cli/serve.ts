@@ -31,6 +31,7 @@ export interface ServeOptions extends ConfigFlags {
   eventMemoryBytes?: number;
   modelMaxConcurrency?: number;
   modelMaxQueued?: number;
+  modelMaxWaiting?: number;
   modelMaxInflight?: number;
   modelMaxRequestBytes?: number;
   modelTimeoutMs?: number;

@@ -35,7 +35,7 @@ export class SharedScheduler extends Scheduler {
   }
 
   /** Use {@link admitShared}: the fleet decides, not this process. */
-  override admit(): void {
+  override admit(): never {
     throw new Error('a SharedScheduler admits through admitShared');
   }
 
