@@ -58,7 +58,7 @@ const snapshot = async (): Promise<{ inflight: number }> =>
 
 test('issue 26 item 7: with one slot and no queue, prompts of 4 sessions sent 100 ms apart behind a running turn finish in the order sent, each one model call after the one before', async () => {
   const sessions = await Promise.all([session(), session(), session(), session(), session()]);
-  const [busy, ...others] = sessions as [(typeof sessions)[0], ...typeof sessions];
+  const [busy, ...others] = sessions;
   // A first turn opens the journal, so that the turns measured pay no start-up cost.
   await (
     await prompt(busy, 'warm up')
