@@ -13,16 +13,13 @@ const terminal = (f: SseFrame): boolean => f.event === 'turn_complete' || f.even
 
 let sluice: SluiceProcess;
 beforeAll(async () => {
-  sluice = await startSluice([
-    '--model-max-concurrency',
-    '1',
-    '--model-max-queued',
-    '0',
-    '--echo-delay-ms',
-    String(MODEL_CALL_MS),
-    '--drain-timeout-ms',
-    '0',
-  ]);
+  const flags = {
+    'model-max-concurrency': 1,
+    'model-max-queued': 0,
+    'echo-delay-ms': MODEL_CALL_MS,
+    'drain-timeout-ms': 0,
+  };
+  sluice = await startSluice(Object.entries(flags).flatMap(([flag, value]) => [`--${flag}`, String(value)]));
 });
 afterAll(async () => {
   await sluice?.stop();

@@ -121,6 +121,12 @@ export class Scheduler {
       throw error;
     }
     job.accept(timeoutMs, now);
+    this.enter(job, slotFree, now);
+    return true;
+  }
+
+  /** `job`, accepted, enters the in-flight list holding a slot (`slotFree`) or queued, at `now`. */
+  protected enter(job: Job, slotFree: boolean, now: number): void {
     this.jobs.add(job);
     this.deadlines.add(job);
     // The job is counted where it is (holding a slot, or waiting) before any hook can look at
@@ -129,7 +135,6 @@ export class Scheduler {
     else this.queue.push(job);
     this.notify('admitted', job);
     if (slotFree) this.slotTaken(job, now);
-    return true;
   }
 
   /**
@@ -296,14 +301,8 @@ export class Scheduler {
         continue;
       }
       this.waiters.remove(job);
-      const slotFree = this.queue.size === 0 && this.slotsInUse < this.limits.maxConcurrency;
-      this.jobs.add(job);
-      this.deadlines.add(job);
-      if (slotFree) this.takeSlot(job, now);
-      else this.queue.push(job);
-      this.notify('admitted', job);
       // As with `admit`: the slot is told first, the request record starts after.
-      if (slotFree) this.slotTaken(job, now);
+      this.enter(job, this.queue.size === 0 && this.slotsInUse < this.limits.maxConcurrency, now);
       job.entered(now);
     }
   }

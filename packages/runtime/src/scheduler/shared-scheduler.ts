@@ -217,12 +217,7 @@ export class SharedScheduler extends Scheduler {
     }
     const now = this.clock.now();
     job.accept(timeoutMs, now);
-    this.jobs.add(job);
-    this.deadlines.add(job);
-    if (granted) this.takeSlot(job, now);
-    else this.queue.push(job);
-    this.notify('admitted', job);
-    if (granted) this.slotTaken(job, now);
+    this.enter(job, granted, now);
   }
 
   /**
