@@ -147,11 +147,10 @@ export class Scheduler {
     if (job.waiting) return this.turnAway(job, reason);
     this.deadlines.remove(job);
     if (job.phase === 'Queued') {
-      const now = this.clock.now();
       this.queue.leave();
-      job.enterCleaning(now);
+      job.enterCleaning(this.clock.now());
       job.left(reason);
-      this.admitWaiters(now);
+      if (this.waiters.size > 0) this.admitWaiters(this.clock.now());
     }
   }
 
@@ -202,7 +201,8 @@ export class Scheduler {
     this.queue.left(job);
     this.jobs.remove(job);
     this.notify('finished', job);
-    this.admitWaiters(this.clock.now());
+    // The clock is read only when someone waits: a call's path reads it twice (decision 001).
+    if (this.waiters.size > 0) this.admitWaiters(this.clock.now());
     if (this.drainWaiters.length > 0 && this.jobs.size === 0) {
       const waiters = this.drainWaiters;
       this.drainWaiters = [];
