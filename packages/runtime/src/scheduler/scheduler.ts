@@ -187,7 +187,7 @@ export class Scheduler {
     this.slotHoldMs = this.slotHoldMs === 0 ? held : this.slotHoldMs + (held - this.slotHoldMs) / 8;
     this.notify('slotReleased', job);
     this.grantNext(now);
-    this.admitWaiters(now);
+    if (this.waiters.size > 0) this.admitWaiters(now);
   }
 
   /** Ends the job after recording and cleanup: its in-flight unit is released, exactly once. */
