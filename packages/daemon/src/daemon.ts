@@ -179,6 +179,7 @@ function buildRuntime(
       scheduler: {
         maxConcurrency: config.modelMaxConcurrency,
         maxQueued: config.modelMaxQueued,
+        maxWaiting: config.modelMaxWaiting,
         maxInflight: config.modelMaxInflight ?? Math.max(64, config.modelMaxConcurrency ?? 4),
         maxRequestBytes: config.modelMaxRequestBytes,
         defaultTimeoutMs: config.modelTimeoutMs,

@@ -70,6 +70,13 @@ export interface ModelSchedulerSnapshot {
   accepting: boolean;
   inflight: number;
   queued: number;
+  /**
+   * Calls of accepted prompts waiting, in arrival order, for room in the queue or the in-flight
+   * cap; they hold no capacity and are not in `jobs` (docs/decisions/029).
+   */
+  waiting: number;
+  /** The bound of `waiting`. */
+  maxWaiting: number;
   preparing: number;
   executing: number;
   cleaning: number;

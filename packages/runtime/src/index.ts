@@ -3,7 +3,6 @@
 // `@sluice/runtime/testing`.
 
 export { ModelRuntime, type ModelRuntimeOptions } from './gateway/model-runtime.js';
-export { MAX_CAPACITY_WAIT_MS, retryOnCapacity, type CapacityWaitOptions } from './gateway/capacity-wait.js';
 export { SharedModelRuntime, type SharedModelRuntimeOptions } from './gateway/shared-model-runtime.js';
 export type { CallOptions, ModelGateway, ModelStream } from './gateway/model-gateway.js';
 export { contentText } from './types.js';
@@ -48,7 +47,7 @@ export { reservedUsage, spendOf, type TaskSpend } from './budget/spend.js';
 export { runReportOf, type CallRunReport, type TaskRunReport } from './budget/run-report.js';
 export { costOf, type Pricing } from './budget/pricing.js';
 
-export { DEFAULT_SCHEDULER_LIMITS, type SchedulerConfig } from './scheduler/config.js';
+export { DEFAULT_MAX_WAITING, DEFAULT_SCHEDULER_LIMITS, type SchedulerConfig } from './scheduler/config.js';
 export { Scheduler, type SchedulerObserver, type SchedulerOptions } from './scheduler/scheduler.js';
 export { finishedCall, type FinishedCall } from './gateway/call.js';
 

@@ -1,6 +1,5 @@
 import { setImmediate as turnOfTheLoop } from 'node:timers/promises';
 import {
-  retryOnCapacity,
   type ChatMessage,
   type ModelRuntime,
   type TaskBudget,
@@ -99,15 +98,13 @@ export class ChatAgent implements Agent {
   }
 
   /**
-   * Runs the turn; a model call the scheduler refuses for capacity waits and tries again, as the
-   * refusal's `Retry-After` suggests, until the turn is aborted (its deadline, cancel, close) or
-   * it has waited {@link MAX_CAPACITY_WAIT_MS} (issue 19 item 10: an accepted prompt waits for the
-   * model rather than failing late). One turn per session runs at a time, so the waiting turns
-   * are bounded by the session cap.
+   * Runs the turn. Its model call waits for room in the runtime when the scheduler is full — in
+   * arrival order, within the call's deadline and the turn's life (cancel, close) — rather than
+   * failing late: the prompt was accepted (issue 19 item 10, docs/decisions/029).
    */
   async runTurn(turn: AgentTurn): Promise<TurnResult> {
     try {
-      return await retryOnCapacity(() => this.streamTurn(turn), { signal: turn.signal });
+      return await this.streamTurn(turn);
     } catch (error) {
       throw explainProviderFailure(error);
     }
@@ -131,6 +128,7 @@ export class ChatAgent implements Agent {
         sessionId: turn.sessionId,
         turnId: turn.promptId,
         signal: turn.signal,
+        waitForCapacity: true,
         ...(this.model === undefined ? {} : { model: this.model }),
       },
     );

@@ -196,6 +196,11 @@ function registerCounters(source: ObservedDaemon, counter: Define): void {
 const SCHEDULER_GAUGES: ReadonlyArray<[string, string, (s: ModelSchedulerSnapshot) => number]> = [
   ['sluice_model_calls_queued', 'Model calls waiting for a slot.', (s) => s.queued],
   [
+    'sluice_model_calls_waiting',
+    'Model calls of accepted prompts waiting for room in the queue or the in-flight cap.',
+    (s) => s.waiting,
+  ],
+  [
     'sluice_model_calls_preparing',
     'Model calls holding a slot, recording their request.',
     (s) => s.preparing,
@@ -206,6 +211,11 @@ const SCHEDULER_GAUGES: ReadonlyArray<[string, string, (s: ModelSchedulerSnapsho
   ['sluice_model_max_concurrency', 'Limit: model calls executing at once.', (s) => s.limits.maxConcurrency],
   ['sluice_model_max_queued', 'Limit: model calls waiting for a slot.', (s) => s.limits.maxQueued],
   ['sluice_model_max_inflight', 'Limit: model calls in flight.', (s) => s.limits.maxInflight],
+  [
+    'sluice_model_max_waiting',
+    'Limit: model calls of accepted prompts waiting for room.',
+    (s) => s.maxWaiting,
+  ],
 ];
 
 /** `read()` once per turn of the loop: a scrape collects every metric in one turn. */

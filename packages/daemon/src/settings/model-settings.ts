@@ -1,4 +1,4 @@
-import { DEFAULT_SCHEDULER_LIMITS, MAX_TIMER_MS } from '@sluice/runtime';
+import { DEFAULT_MAX_WAITING, DEFAULT_SCHEDULER_LIMITS, MAX_TIMER_MS } from '@sluice/runtime';
 import { DEFAULT_CONTEXT_MAX_BYTES } from '../defaults.js';
 import { PROVIDER_SETTINGS, providerSetting } from '../providers/index.js';
 import { int, type SettingTable } from '../kinds/index.js';
@@ -22,6 +22,14 @@ export const MODEL_SETTINGS = {
     kind: int(0),
     defaultText: String(limits.maxQueued),
     help: 'model calls waiting for a slot',
+  },
+  modelMaxWaiting: {
+    flag: '--model-max-waiting <n>',
+    topic: 'model scheduler',
+    scope: 'daemon',
+    kind: int(0),
+    defaultText: String(DEFAULT_MAX_WAITING),
+    help: 'model calls of accepted prompts waiting, in order, for room when the queue or the in-flight cap is full (docs/decisions/029); 0 refuses them',
   },
   modelMaxInflight: {
     flag: '--model-max-inflight <n>',

@@ -288,6 +288,9 @@ describe('the runtime bounds gateway calls', () => {
 
   const executing = async (): Promise<number> =>
     ((await (await fetch(`${tight.url}/runtime/snapshot`)).json()) as { executing: number }).executing;
+  /** Calls of running turns waiting in the runtime for room (docs/decisions/029). */
+  const waitingCalls = async (): Promise<number> =>
+    ((await (await fetch(`${tight.url}/runtime/snapshot`)).json()) as { waiting: number }).waiting;
 
   test('SCH-14 a call that finds the one slot taken and no queue is a 429 with Retry-After and our code', async () => {
     const holder = new AbortController();
@@ -332,8 +335,10 @@ describe('the runtime bounds gateway calls', () => {
         messages: [user('my turn, streamed')],
         stream: true,
       });
-      // Both were refused (the one slot is taken, no queue) and wait; neither got a 429.
-      await expect.poll(() => refusals - before).toBeGreaterThanOrEqual(2);
+      // Both found the one slot taken and no queue, and wait in the runtime; neither got a 429
+      // (docs/decisions/029: no longer a refusal and a retry, so the count is exact).
+      await expect.poll(waitingCalls).toBe(2);
+      expect(refusals - before).toBe(0);
       holder.abort();
       await held;
       await expect(waiting).resolves.toMatchObject({
@@ -362,11 +367,10 @@ describe('the runtime bounds gateway calls', () => {
     credentials.beginTurn('sess-gone', 'prompt-gone', turn.signal);
     try {
       const agent = new OpenAI({ baseURL: `${tight.url}/v1`, apiKey: token, maxRetries: 0 });
-      const before = refusals;
       const waiting = agent.chat.completions
         .create({ model: 'up-model', messages: [user('my turn')] })
         .catch((e: unknown) => e);
-      await expect.poll(() => refusals).toBeGreaterThan(before);
+      await expect.poll(waitingCalls).toBe(1);
       turn.abort(); // the prompt was cancelled: its calls stop waiting
       const error = (await waiting) as APIError;
       expect(error).toBeInstanceOf(OpenAI.APIError);

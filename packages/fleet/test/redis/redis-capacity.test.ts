@@ -215,4 +215,45 @@ describe('RedisCapacity while Redis is unreachable', () => {
     a.provider.calls[1]!.succeed('second');
     await expect(second).resolves.toMatchObject({ text: 'second' });
   });
+
+  test('issue 26 item 7: calls that may wait, refused by the fleet, wait on their node in order; an outside call is refused', async () => {
+    const name = fleet();
+    const a = await node(name, { maxConcurrency: 1, maxQueued: 0 });
+    const first = a.runtime.complete(request);
+    await vi.waitFor(() => expect(a.provider.calls.length).toBe(1));
+    const second = a.runtime.complete(request, { waitForCapacity: true });
+    const third = a.runtime.complete(request, { waitForCapacity: true });
+    await vi.waitFor(() => expect(a.runtime.schedulerSnapshot().waiting).toBe(2));
+    await expect(a.runtime.complete(request)).rejects.toMatchObject({ capacity: 'QueueFull' });
+    expect(a.journal.records()).toHaveLength(1);
+    // This node gives its slot back: its longest waiter asks the fleet at once, not after Retry-After.
+    a.provider.calls[0]!.succeed('first');
+    await expect(first).resolves.toMatchObject({ text: 'first' });
+    await vi.waitFor(() => expect(a.provider.calls.length).toBe(2), { timeout: 900 });
+    a.provider.calls[1]!.succeed('second');
+    await expect(second).resolves.toMatchObject({ text: 'second' });
+    await vi.waitFor(() => expect(a.provider.calls.length).toBe(3), { timeout: 900 });
+    a.provider.calls[2]!.succeed('third');
+    await expect(third).resolves.toMatchObject({ text: 'third' });
+    expect(a.runtime.schedulerSnapshot().waiting).toBe(0);
+  });
+
+  test('a waiting call on one node gets the slot another node frees, after the refusal’s Retry-After', async () => {
+    const name = fleet();
+    const a = await node(name, { maxConcurrency: 1, maxQueued: 0 });
+    const b = await node(name, { maxConcurrency: 1, maxQueued: 0 });
+    const first = a.runtime.complete(request);
+    await vi.waitFor(() => expect(a.provider.calls.length).toBe(1));
+    const host = new AbortController();
+    const cancelled = b.runtime.complete(request, { waitForCapacity: true, signal: host.signal });
+    const waiting = b.runtime.complete(request, { waitForCapacity: true });
+    await vi.waitFor(() => expect(b.runtime.schedulerSnapshot().waiting).toBe(2));
+    host.abort();
+    await expect(cancelled).rejects.toMatchObject({ code: 'model_cancelled' });
+    a.provider.calls[0]!.succeed('first');
+    await expect(first).resolves.toMatchObject({ text: 'first' });
+    await vi.waitFor(() => expect(b.provider.calls.length).toBe(1), { timeout: 3_000 });
+    b.provider.calls[0]!.succeed('waited');
+    await expect(waiting).resolves.toMatchObject({ text: 'waited' });
+  });
 });

@@ -20,7 +20,21 @@ export class CallExecutor implements CallDriver {
     private readonly recorder: CallRecorder,
     private readonly clock: Clock,
     private readonly pricing: Pricing | undefined,
+    /** Starts the budget and the request record of a call admitted after waiting for room. */
+    private readonly start: (call: Call, now: number) => void,
   ) {}
+
+  entered(call: Call, now: number): void {
+    this.start(call, now);
+  }
+
+  /** Nothing was admitted, recorded or charged: the caller gets the refusal's `reason`. */
+  turnedAway(call: Call, reason: ModelRuntimeError): void {
+    call.execution = 'done';
+    call.failure = reason;
+    call.detach();
+    call.deliver(undefined, reason);
+  }
 
   /** Counts the options `call` records (SCH-17). */
   optionsBytes(call: Call, timeoutMs: number): number {

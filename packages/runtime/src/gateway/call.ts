@@ -28,6 +28,10 @@ export interface Outcome {
 export interface CallDriver {
   /** JSON bytes of the options `call` would record with `timeoutMs` (SCH-17). */
   optionsBytes(call: Call, timeoutMs: number): number;
+  /** `call` waited for room and is admitted since `now`: its request record starts. */
+  entered(call: Call, now: number): void;
+  /** `call` waited for room and leaves unadmitted: nothing was recorded; it settles with `reason`. */
+  turnedAway(call: Call, reason: ModelRuntimeError): void;
   run(call: Call, now?: number): void;
   endExecution(call: Call, outcome: Outcome | undefined, failure: ModelRuntimeError | undefined): void;
   requestAppended(call: Call, error: Error | undefined): void;
@@ -116,6 +120,14 @@ export class Call extends Job implements ProviderCallOptions, AppendListener {
   /** Counts the effective options it will record, by arithmetic (SCH-17). */
   override optionsBytes(timeoutMs: number): number {
     return this.driver.optionsBytes(this, timeoutMs);
+  }
+
+  override entered(now: number): void {
+    this.driver.entered(this, now);
+  }
+
+  override turnedAway(reason: ModelRuntimeError): void {
+    this.driver.turnedAway(this, reason);
   }
 
   override granted(now: number): void {

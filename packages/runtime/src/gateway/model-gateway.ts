@@ -14,6 +14,12 @@ export interface CallOptions {
   turnId?: string;
   /** Model name; the provider's default when absent. */
   model?: string;
+  /**
+   * The call is made for an accepted prompt: when the scheduler has no room it waits among the
+   * runtime's bounded waiters, in arrival order, within its deadline, instead of being refused
+   * with `model_overloaded` (docs/decisions/029). A refusal stands when the waiters are full.
+   */
+  waitForCapacity?: boolean;
 }
 
 /**

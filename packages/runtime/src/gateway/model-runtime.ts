@@ -88,7 +88,17 @@ export class ModelRuntime implements ModelGateway {
       options.wallClockMs,
       this.pricing,
     );
-    this.executor = new CallExecutor(this.scheduler, this.provider, this.recorder, this.clock, this.pricing);
+    this.executor = new CallExecutor(
+      this.scheduler,
+      this.provider,
+      this.recorder,
+      this.clock,
+      this.pricing,
+      (call, now) => {
+        call.budget?.begin(now);
+        this.writeRequest(call);
+      },
+    );
     this.temporaryBudgetLimits = validateBudgetLimits(
       options.temporaryBudgetLimits ?? DEFAULT_TEMPORARY_BUDGET,
     );
@@ -124,7 +134,7 @@ export class ModelRuntime implements ModelGateway {
     // The promise exists before the request is recorded, so a journal that fails at once can settle it.
     // The settlers are stored in the call itself: see docs/decisions/012-runtime-hot-path.md
     const answer = new Promise<ModelResponse>((resolve, reject) => call.settleWith(resolve, reject));
-    this.writeRequest(call);
+    if (!call.waiting) this.writeRequest(call);
     return answer;
   }
 
@@ -132,7 +142,7 @@ export class ModelRuntime implements ModelGateway {
   stream(request: GenerationRequest, options: CallOptions = NO_OPTIONS): ModelStream {
     const channel = new StreamChannel();
     const call = this.admit(request, options, channel);
-    this.writeRequest(call);
+    if (!call.waiting) this.writeRequest(call);
     const scheduler = this.scheduler;
     return {
       callId: call.callId,
@@ -186,14 +196,16 @@ export class ModelRuntime implements ModelGateway {
 
   /**
    * Budget check, then scheduler admission, which may grant the slot at once; the call then
-   * runs from the journal's and the scheduler's notifications, once its request is recorded.
+   * runs from the journal's and the scheduler's notifications, once its request is recorded. A
+   * call that may wait for room and finds none starts its budget and record once admitted.
    */
   private admit(request: GenerationRequest, options: CallOptions, channel: StreamChannel | undefined): Call {
     const signal = options.signal;
     const now = this.clock.now();
     const { call, budget } = this.newCall(request, options, channel, now);
-    this.scheduler.admit(call, options.timeoutMs, budget?.remainingActivityMs(), now);
-    budget?.begin(now);
+    const waitForCapacity = options.waitForCapacity === true;
+    if (this.scheduler.admit(call, options.timeoutMs, budget?.remainingActivityMs(), now, waitForCapacity))
+      budget?.begin(now);
     if (signal) call.attach(signal, () => this.scheduler.abort(call, new CancelledError('host')));
     return call;
   }

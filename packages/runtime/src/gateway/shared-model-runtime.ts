@@ -58,7 +58,7 @@ export class SharedModelRuntime extends ModelRuntime {
     const { call, admitted } = this.admitShared(request, options, undefined);
     const answer = new Promise<ModelResponse>((resolve, reject) => call.settleWith(resolve, reject));
     admitted.then(
-      () => this.writeRequest(call),
+      (now) => now && this.writeRequest(call),
       (error: ModelRuntimeError) => call.deliver(undefined, error),
     );
     return answer;
@@ -68,7 +68,7 @@ export class SharedModelRuntime extends ModelRuntime {
     const channel = new StreamChannel();
     const { call, admitted } = this.admitShared(request, options, channel);
     admitted.then(
-      () => this.writeRequest(call),
+      (now) => now && this.writeRequest(call),
       (error: ModelRuntimeError) => call.deliver(undefined, error),
     );
     // A cancel before the fleet answered applies once the call is admitted.
@@ -97,23 +97,32 @@ export class SharedModelRuntime extends ModelRuntime {
 
   /**
    * Builds the call and runs the shared admission: what fails locally throws now; `admitted`
-   * settles with the fleet's answer. A host signal aborted meanwhile cancels the admitted call.
+   * settles with the fleet's answer — false when the call waits for room (`waitForCapacity`;
+   * it then starts from the scheduler's `entered`). A host signal aborted meanwhile cancels it.
    */
   private admitShared(
     request: GenerationRequest,
     options: CallOptions,
     channel: StreamChannel | undefined,
-  ): { call: Call; admitted: Promise<void> } {
+  ): { call: Call; admitted: Promise<boolean> } {
     const signal = options.signal;
     const now = this.clock.now();
     const { call, budget } = this.newCall(request, options, channel, now);
     const admitted = this.shared
-      .admitShared(call, this.pool, options.timeoutMs, budget?.remainingActivityMs())
-      .then(() => {
-        budget?.begin(call.admittedAt);
-        if (signal === undefined) return;
-        if (signal.aborted) this.scheduler.abort(call, new CancelledError('host'));
-        else call.attach(signal, () => this.scheduler.abort(call, new CancelledError('host')));
+      .admitShared(
+        call,
+        this.pool,
+        options.timeoutMs,
+        budget?.remainingActivityMs(),
+        options.waitForCapacity === true,
+      )
+      .then((now) => {
+        if (now) budget?.begin(call.admittedAt);
+        if (signal !== undefined) {
+          if (signal.aborted) this.scheduler.abort(call, new CancelledError('host'));
+          else call.attach(signal, () => this.scheduler.abort(call, new CancelledError('host')));
+        }
+        return now;
       });
     return { call, admitted };
   }

@@ -14,6 +14,19 @@ export interface SchedulerConfig {
   maxRequestBytes?: number;
   /** Timeout of a call that gives none; an explicit call timeout can only tighten it. */
   defaultTimeoutMs?: number;
+  /**
+   * Calls of accepted prompts that may wait, in arrival order, for room when the queue or the
+   * in-flight cap is full (docs/decisions/029); `0` refuses them as any other call.
+   */
+  maxWaiting?: number;
+}
+
+/** Default of {@link SchedulerConfig.maxWaiting}: twice the daemon's default session cap. */
+export const DEFAULT_MAX_WAITING = 256;
+
+/** The bound of the scheduler's waiters (SchedulerConfig.maxWaiting), validated. */
+export function resolveMaxWaiting(config: SchedulerConfig): number {
+  return nonNegativeInteger('maxWaiting', config.maxWaiting ?? DEFAULT_MAX_WAITING);
 }
 
 /** The defaults of SCH-3. */

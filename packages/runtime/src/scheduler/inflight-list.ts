@@ -13,6 +13,11 @@ export class InflightList {
     return this.count;
   }
 
+  /** The oldest job; undefined when the list is empty. */
+  get first(): Job | undefined {
+    return this.head;
+  }
+
   add(job: Job): void {
     job.inflightPrev = this.tail;
     job.inflightNext = undefined;

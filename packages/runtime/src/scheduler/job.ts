@@ -49,6 +49,11 @@ export class Job implements Deadlined<Job>, CapacityClaim {
   pendingAppends = 0;
   /** @internal set once the job's in-flight unit is released */
   finished = false;
+  /**
+   * @internal waiting for room in the scheduler (docs/decisions/029): its deadline runs, it
+   * holds nothing, and its in-flight links link it into the list of waiters instead
+   */
+  waiting = false;
   /** @internal neighbours in the scheduler's list of in-flight jobs, which is also its wait queue */
   inflightPrev: Job | undefined = undefined;
   /** @internal */
@@ -128,6 +133,19 @@ export class Job implements Deadlined<Job>, CapacityClaim {
 
   /** Hook: the job left the queue without a slot, for `reason`. */
   left(reason: ModelRuntimeError): void {
+    void reason;
+  }
+
+  /**
+   * Hook: the job, which waited for room (docs/decisions/029), is admitted since `now` — after
+   * `granted` when it gets a slot at once.
+   */
+  entered(now: number): void {
+    void now;
+  }
+
+  /** Hook: the job waited for room and leaves without being admitted, for `reason`. */
+  turnedAway(reason: ModelRuntimeError): void {
     void reason;
   }
 

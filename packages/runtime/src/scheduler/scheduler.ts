@@ -11,7 +11,8 @@ import {
   type ModelRuntimeError,
   type TimeoutPhase,
 } from '../errors.js';
-import { resolveSchedulerConfig, type SchedulerConfig } from './config.js';
+import { CapacityWaiters } from './capacity-waiters.js';
+import { resolveMaxWaiting, resolveSchedulerConfig, type SchedulerConfig } from './config.js';
 import { DeadlineTimers } from './deadline-timers.js';
 import type { Job } from './job.js';
 import { InflightList } from './inflight-list.js';
@@ -56,6 +57,8 @@ export class Scheduler {
   protected accepting = true;
   private drainWaiters: Array<() => void> = [];
   protected readonly deadlines: DeadlineTimers<Job>;
+  /** Calls that may wait for room and found none, in arrival order (docs/decisions/029). */
+  protected readonly waiters: CapacityWaiters;
 
   constructor(options: SchedulerOptions = {}) {
     this.clock = options.clock ?? systemClock;
@@ -68,6 +71,12 @@ export class Scheduler {
       timeoutMs: this.limits.defaultTimeoutMs,
       next: (job) => job.inflightNext,
     });
+    this.waiters = new CapacityWaiters(
+      resolveMaxWaiting(options),
+      this.clock,
+      this.limits.defaultTimeoutMs,
+      (job) => this.abort(job, new QueueTimeoutError(job.timeoutMs)),
+    );
   }
 
   /** Accepted calls not yet fully cleaned up. */
@@ -81,12 +90,18 @@ export class Scheduler {
    * task budget's `capMs` — then request size, then capacity. An admitted job holds a slot at
    * once (its `granted` hook runs before this returns) or waits in FIFO order (SCH-12). `now`
    * is the clock's time, for a caller that just read it.
+   *
+   * A job that `mayWait` — a call for an accepted prompt — and finds no room waits among the
+   * scheduler's bounded waiters instead of being refused, its deadline running from `now`; it
+   * is admitted in arrival order as room frees, and then told `entered` (docs/decisions/029).
+   * Returns false when the job waits.
    */
-  admit(job: Job, timeout?: number, capMs?: number, now = this.clock.now()): void {
-    let timeoutMs: number;
+  admit(job: Job, timeout?: number, capMs?: number, now = this.clock.now(), mayWait = false): boolean {
+    let timeoutMs = NaN;
     let slotFree: boolean;
     try {
       if (!this.accepting) throw new RuntimeStoppedError();
+      if (job.admitted) throw new RangeError(`job ${job.callId} was already admitted`);
       timeoutMs = this.effectiveTimeout(timeout, capMs);
       const limits = this.limits;
       if (!this.fitsRequestLimit(job, timeoutMs)) throw new RequestTooLargeError(limits.maxRequestBytes);
@@ -96,12 +111,22 @@ export class Scheduler {
       slotFree = queued === 0 && this.slotsInUse < limits.maxConcurrency;
       if (!slotFree && queued >= limits.maxQueued)
         throw new OverloadedError('QueueFull', limits.maxQueued, this.retryAfterMs(queued + this.slotsInUse));
-      if (job.admitted) throw new RangeError(`job ${job.callId} was already admitted`);
     } catch (error) {
+      if (mayWait && error instanceof OverloadedError && !this.waiters.full) {
+        job.accept(timeoutMs, now);
+        this.waiters.push(job);
+        return false;
+      }
       this.notify('rejected', error as ModelRuntimeError);
       throw error;
     }
     job.accept(timeoutMs, now);
+    this.enter(job, slotFree, now);
+    return true;
+  }
+
+  /** `job`, accepted, enters the in-flight list holding a slot (`slotFree`) or queued, at `now`. */
+  protected enter(job: Job, slotFree: boolean, now: number): void {
     this.jobs.add(job);
     this.deadlines.add(job);
     // The job is counted where it is (holding a slot, or waiting) before any hook can look at
@@ -114,16 +139,18 @@ export class Scheduler {
 
   /**
    * Stops `job` for `reason` (first reason wins). A queued job leaves the queue at once and
-   * enters Cleaning; a running job's signal aborts its provider. A job this scheduler never
-   * admitted, or one already finished, is left alone.
+   * enters Cleaning; a running job's signal aborts its provider; a waiter is turned away. A
+   * job this scheduler never admitted, or one already finished, is left alone.
    */
   abort(job: Job, reason: ModelRuntimeError): void {
     if (job.finished || !job.admitted || !job.abort(reason)) return;
+    if (job.waiting) return this.turnAway(job, reason);
     this.deadlines.remove(job);
     if (job.phase === 'Queued') {
       this.queue.leave();
       job.enterCleaning(this.clock.now());
       job.left(reason);
+      if (this.waiters.size > 0) this.admitWaiters(this.clock.now());
     }
   }
 
@@ -160,11 +187,13 @@ export class Scheduler {
     this.slotHoldMs = this.slotHoldMs === 0 ? held : this.slotHoldMs + (held - this.slotHoldMs) / 8;
     this.notify('slotReleased', job);
     this.grantNext(now);
+    if (this.waiters.size > 0) this.admitWaiters(now);
   }
 
   /** Ends the job after recording and cleanup: its in-flight unit is released, exactly once. */
   finish(job: Job): void {
     if (job.finished || !job.admitted) return;
+    if (job.waiting) return this.abort(job, new RuntimeStoppedError());
     if (job.holdsSlot) this.releaseSlot(job);
     else if (job.phase === 'Queued') this.abort(job, new RuntimeStoppedError());
     job.finished = true; // its deadline went when it entered Cleaning
@@ -172,6 +201,8 @@ export class Scheduler {
     this.queue.left(job);
     this.jobs.remove(job);
     this.notify('finished', job);
+    // The clock is read only when someone waits: a call's path reads it twice (decision 001).
+    if (this.waiters.size > 0) this.admitWaiters(this.clock.now());
     if (this.drainWaiters.length > 0 && this.jobs.size === 0) {
       const waiters = this.drainWaiters;
       this.drainWaiters = [];
@@ -179,9 +210,11 @@ export class Scheduler {
     }
   }
 
-  /** Stops admission and cancels every queued job with `RuntimeStopped`; running jobs go on. */
+  /** Stops admission and cancels every waiting and queued job with `RuntimeStopped`; running jobs go on. */
   stop(): void {
     this.accepting = false;
+    for (let job = this.waiters.peek(); job; job = this.waiters.peek())
+      this.abort(job, new RuntimeStoppedError());
     for (let job = this.queue.peek(); job; job = this.queue.peek())
       this.abort(job, new RuntimeStoppedError());
   }
@@ -216,6 +249,8 @@ export class Scheduler {
       accepting: this.accepting,
       inflight: this.jobs.size,
       queued: this.queue.size,
+      waiting: this.waiters.size,
+      maxWaiting: this.waiters.limit,
       preparing,
       executing,
       cleaning,
@@ -252,6 +287,40 @@ export class Scheduler {
       job,
       job.phase === 'Queued' ? new QueueTimeoutError(job.timeoutMs) : new TimeoutError(job.timeoutMs, phase),
     );
+  }
+
+  /**
+   * Admits waiters, longest-waiting first, while there is room for them — called wherever room
+   * frees (a slot, a queue place, an in-flight unit), so none stays idle while a call waits.
+   * A waiter whose deadline passed meanwhile is turned away instead.
+   */
+  protected admitWaiters(now: number): void {
+    for (let job = this.waiters.peek(); job !== undefined && this.hasRoom(); job = this.waiters.peek()) {
+      if (job.deadline <= now) {
+        this.abort(job, new QueueTimeoutError(job.timeoutMs));
+        continue;
+      }
+      this.waiters.remove(job);
+      // As with `admit`: the slot is told first, the request record starts after.
+      this.enter(job, this.queue.size === 0 && this.slotsInUse < this.limits.maxConcurrency, now);
+      job.entered(now);
+    }
+  }
+
+  /** Whether a job admitted now would hold a slot or a queue place, within the in-flight cap. */
+  private hasRoom(): boolean {
+    const limits = this.limits;
+    if (!this.accepting || this.jobs.size >= limits.maxInflight) return false;
+    const queued = this.queue.size;
+    return queued < limits.maxQueued || (queued === 0 && this.slotsInUse < limits.maxConcurrency);
+  }
+
+  /** `job` leaves the waiters without being admitted, for `reason`. */
+  protected turnAway(job: Job, reason: ModelRuntimeError): void {
+    this.waiters.remove(job);
+    job.finished = true;
+    this.notify('rejected', reason);
+    job.turnedAway(reason);
   }
 
   protected grantNext(now: number): void {

@@ -1,5 +1,12 @@
 import type { ModelSchedulerSnapshot } from '@sluice/protocol';
-import { RequestTooLargeError, RuntimeStoppedError, type ModelRuntimeError } from '../errors.js';
+import type { TimerHandle } from '../clock.js';
+import {
+  OverloadedError,
+  QueueTimeoutError,
+  RequestTooLargeError,
+  RuntimeStoppedError,
+  type ModelRuntimeError,
+} from '../errors.js';
 import type { CapacityPort } from './capacity-port.js';
 import type { Job } from './job.js';
 import { Scheduler, type SchedulerOptions } from './scheduler.js';
@@ -21,6 +28,11 @@ export class SharedScheduler extends Scheduler {
   /** Admissions waiting for the port's answer; `drained` waits for them too. */
   private admitting = 0;
   private admittingWaiters: Array<() => void> = [];
+  /** The pool each waiter asks in. */
+  private readonly waiterPools = new Map<Job, string>();
+  /** Whether the longest waiter's request to the fleet is out. */
+  private retrying = false;
+  private retryTimer: TimerHandle | undefined;
 
   constructor(options: SharedSchedulerOptions) {
     super(options);
@@ -35,7 +47,7 @@ export class SharedScheduler extends Scheduler {
   }
 
   /** Use {@link admitShared}: the fleet decides, not this process. */
-  override admit(): void {
+  override admit(): never {
     throw new Error('a SharedScheduler admits through admitShared');
   }
 
@@ -45,9 +57,15 @@ export class SharedScheduler extends Scheduler {
    * a slot, queues the job in the fleet's FIFO order (SCH-12), or rejects with `OverloadedError`
    * holding nothing. The job is admitted — and its deadline starts — when the answer is applied,
    * so admissions enter the in-flight list in the order of their deadlines.
+   *
+   * A job that `mayWait` and is refused for capacity waits among this node's waiters instead
+   * (the promise then resolves false; `entered` or `turnedAway` follow): the longest waiter asks
+   * the fleet again when this node gives capacity back, or after the refusal's Retry-After —
+   * other nodes' releases are not seen here (docs/decisions/029).
    */
-  admitShared(job: Job, pool: string, timeout?: number, capMs?: number): Promise<void> {
+  admitShared(job: Job, pool: string, timeout?: number, capMs?: number, mayWait = false): Promise<boolean> {
     let timeoutMs: number;
+    const arrivedAt = this.clock.now();
     try {
       if (!this.accepting) throw new RuntimeStoppedError();
       timeoutMs = this.effectiveTimeout(timeout, capMs);
@@ -62,9 +80,17 @@ export class SharedScheduler extends Scheduler {
       (granted) => {
         this.admissionSettled();
         this.applyAdmission(job, timeoutMs, granted);
+        return true;
       },
       (error: unknown) => {
         this.admissionSettled();
+        if (mayWait && error instanceof OverloadedError && this.accepting && !this.waiters.full) {
+          job.accept(timeoutMs, arrivedAt);
+          this.waiters.push(job);
+          this.waiterPools.set(job, pool);
+          this.retryLater(error.retryAfterMs);
+          return false;
+        }
         this.notify('rejected', error as ModelRuntimeError);
         throw error;
       },
@@ -73,7 +99,8 @@ export class SharedScheduler extends Scheduler {
 
   /** A queued job gives back its fleet queue place when it leaves the queue early. */
   override abort(job: Job, reason: ModelRuntimeError): void {
-    const leavesQueue = job.phase === 'Queued' && job.admitted && !job.finished && !job.abortReason;
+    const leavesQueue =
+      job.phase === 'Queued' && job.admitted && !job.waiting && !job.finished && !job.abortReason;
     if (leavesQueue) this.capacity.leave(job);
     super.abort(job, reason);
   }
@@ -110,8 +137,78 @@ export class SharedScheduler extends Scheduler {
     return this.capacity.close();
   }
 
+  override stop(): void {
+    this.clearRetry();
+    super.stop();
+  }
+
   /** Slots are granted by the fleet, never locally. */
   protected override grantNext(): void {}
+
+  /**
+   * This node gave capacity back: its longest waiter asks the fleet for room — once the `leave`
+   * or `release` that follows this step is sent, so that the fleet sees the room first.
+   */
+  protected override admitWaiters(): void {
+    if (this.waiters.size > 0) queueMicrotask(() => this.retryHead());
+  }
+
+  protected override turnAway(job: Job, reason: ModelRuntimeError): void {
+    this.waiterPools.delete(job);
+    super.turnAway(job, reason);
+  }
+
+  /** Asks again for the longest waiter after `ms`, unless something frees sooner. */
+  private retryLater(ms: number): void {
+    if (this.retrying || this.retryTimer !== undefined) return;
+    this.retryTimer = this.clock.setTimer(() => {
+      this.retryTimer = undefined;
+      this.retryHead();
+    }, ms);
+  }
+
+  private clearRetry(): void {
+    if (this.retryTimer !== undefined) this.clock.clearTimer(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+
+  /** One request at a time, for the longest waiter: this node's waiters keep their order. */
+  private retryHead(): void {
+    const job = this.waiters.peek();
+    if (job === undefined || this.retrying || !this.accepting) return;
+    this.clearRetry();
+    this.retrying = true;
+    this.admitting++;
+    this.capacity.acquire(job, this.waiterPools.get(job)!).then(
+      (granted) => {
+        this.retried();
+        const now = this.clock.now();
+        if (!job.waiting || job.deadline <= now) {
+          // Turned away meanwhile, or its deadline passed on the way: the room goes back.
+          this.capacity.release(job);
+          this.abort(job, new QueueTimeoutError(job.timeoutMs));
+        } else {
+          this.waiters.remove(job);
+          this.waiterPools.delete(job);
+          // Admitted with what is left of the deadline fixed at its arrival.
+          this.applyAdmission(job, job.deadline - now, granted);
+          job.entered(now);
+        }
+        this.retryHead(); // the next waiter may find room too
+      },
+      (error: unknown) => {
+        this.retried();
+        if (!job.waiting) return this.retryHead();
+        if (error instanceof OverloadedError) this.retryLater(error.retryAfterMs);
+        else this.abort(job, error as ModelRuntimeError);
+      },
+    );
+  }
+
+  private retried(): void {
+    this.retrying = false;
+    this.admissionSettled();
+  }
 
   private applyAdmission(job: Job, timeoutMs: number, granted: boolean): void {
     if (!this.accepting) {
@@ -120,12 +217,7 @@ export class SharedScheduler extends Scheduler {
     }
     const now = this.clock.now();
     job.accept(timeoutMs, now);
-    this.jobs.add(job);
-    this.deadlines.add(job);
-    if (granted) this.takeSlot(job, now);
-    else this.queue.push(job);
-    this.notify('admitted', job);
-    if (granted) this.slotTaken(job, now);
+    this.enter(job, granted, now);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { retryOnCapacity, type CallOptions, type ModelRuntime, type TaskBudget } from '@sluice/runtime';
+import { type CallOptions, type ModelRuntime, type TaskBudget } from '@sluice/runtime';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import {
   ChunkWriter,
@@ -79,7 +79,7 @@ function completion({ runtime, budgets }: RouteParts) {
     reply.raw.once('close', onClose);
     try {
       const options = callOptions(chat, caller, budget, gone.signal);
-      const response = await whileTurnWaits(caller, options, () => runtime.complete(chat.request, options));
+      const response = await runtime.complete(chat.request, options);
       head.id = `chatcmpl-${globalThis.crypto.randomUUID()}`;
       return completionBody(response, head);
     } finally {
@@ -122,22 +122,6 @@ const chatCompletions = defineRoute(
  */
 export const GATEWAY_ROUTES: readonly Route[] = [models, chatCompletions, PROMPT_CALLS_ROUTE];
 
-/**
- * A call made for a running turn of a session (an external agent's, by its session credential)
- * waits for model capacity as the built-in agent's calls do, within the turn's life and
- * {@link MAX_CAPACITY_WAIT_MS}: the prompt was accepted, so its model calls should run rather
- * than fail late (docs/decisions/018). Any other caller gets the refusal at once — `429` with
- * `Retry-After`, as an OpenAI client expects.
- */
-function whileTurnWaits<T>(
-  caller: GatewayCaller | undefined,
-  options: CallOptions,
-  attempt: () => Promise<T>,
-): Promise<T> {
-  if (caller?.promptId === undefined || options.signal === undefined) return attempt();
-  return retryOnCapacity(attempt, { signal: options.signal });
-}
-
 function callOptions(
   chat: ChatRequest,
   caller: GatewayCaller | undefined,
@@ -151,7 +135,14 @@ function callOptions(
   if (chat.model !== undefined) options.model = chat.model;
   if (caller !== undefined) {
     options.sessionId = caller.sessionId;
-    if (caller.promptId !== undefined) options.turnId = caller.promptId;
+    // A call for a running turn (an external agent's, by its session credential) waits for room
+    // as the built-in agent's calls do, within the turn's life: the prompt was accepted, so its
+    // calls should run rather than fail late. Any other caller gets the refusal at once — `429`
+    // with `Retry-After`, as an OpenAI client expects (docs/decisions/029).
+    if (caller.promptId !== undefined) {
+      options.turnId = caller.promptId;
+      options.waitForCapacity = true;
+    }
   }
   return options;
 }
@@ -178,14 +169,10 @@ async function streamCompletion(
   raw.once('close', onClose);
   try {
     const options = callOptions(chat, caller, budget, gone.signal);
-    const opened = await whileTurnWaits(caller, options, async () => {
-      const stream = runtime.stream(chat.request, options);
-      const events = stream[Symbol.asyncIterator]();
-      return { callId: stream.callId, events, first: await events.next() };
-    });
-    head.id = `chatcmpl-${opened.callId}`;
-    const { events } = opened;
-    let step = opened.first;
+    const stream = runtime.stream(chat.request, options);
+    const events = stream[Symbol.asyncIterator]();
+    let step = await events.next();
+    head.id = `chatcmpl-${stream.callId}`;
     void reply.hijack();
     raw.writeHead(200, {
       ...(reply.getHeaders() as OutgoingHttpHeaders),
