@@ -23,21 +23,23 @@ export function percentile(values, p) {
 
 /**
  * Starts `subject`, measures it at `size` (`{ sessions, burst, prompts }`) and stops it. Returns
- * the round's figures, or `{ error }` when the daemon failed it; `leftOver` counts the processes
- * of its tree that outlived its SIGTERM either way.
+ * the round's figures; when the daemon failed the round, those measured up to the failure and
+ * its `error`. `leftOver` counts the processes of its tree that outlived its SIGTERM either way.
  */
 export async function measureRound(subject, qwen, model, size) {
   const daemon = await startSubject(subject, qwen, model.url);
-  let figures;
+  const figures = { startMs: daemon.startMs };
   try {
-    figures = await measure(daemon, model, size);
+    await measure(daemon, model, size, figures);
   } catch (error) {
-    figures = { error: error instanceof Error ? error.message : String(error) };
+    figures.error = error instanceof Error ? error.message : String(error);
   }
-  return { startMs: daemon.startMs, ...figures, leftOver: await daemon.stop() };
+  figures.leftOver = await daemon.stop();
+  return figures;
 }
 
-async function measure(daemon, model, size) {
+/** Measures a started daemon, adding each figure to `figures` as soon as it is known. */
+async function measure(daemon, model, size, figures) {
   const client = new DaemonClient({ baseUrl: daemon.url, fetchTimeoutMs: WAIT_MS });
   const pid = daemon.child.pid;
   const create = async () =>
@@ -51,22 +53,23 @@ async function measure(daemon, model, size) {
     return { sessionId, ms: performance.now() - started };
   };
   const first = await createAndPrompt();
+  figures.firstMs = first.ms;
   const second = await createAndPrompt();
+  figures.secondMs = second.ms;
   await sleep(SETTLE_MS);
-  const two = treeMemory(pid);
+  figures.two = treeMemory(pid);
 
   const burstStarted = performance.now();
   const burst = await Promise.all(Array.from({ length: size.burst }, create));
-  const burstMs = performance.now() - burstStarted;
+  figures.burstMs = performance.now() - burstStarted;
   const rest = [];
   while (2 + burst.length + rest.length < size.sessions) rest.push(await create());
   const sessions = [first.sessionId, second.sessionId, ...burst, ...rest];
 
-  const turns = await turnLoad(client, sessions, size.prompts, pid, model);
+  Object.assign(figures, await turnLoad(client, sessions, size.prompts, pid, model));
   await sleep(SETTLE_MS);
-  const full = treeMemory(pid);
-  const perSessionKiB = (full.rssKiB - two.rssKiB) / (sessions.length - 2);
-  return { firstMs: first.ms, secondMs: second.ms, burstMs, two, full, perSessionKiB, ...turns };
+  figures.full = treeMemory(pid);
+  figures.perSessionKiB = (figures.full.rssKiB - figures.two.rssKiB) / (sessions.length - 2);
 }
 
 /**

@@ -74,12 +74,15 @@ function qwenServe(install) {
   };
 }
 
-/** `sluice serve --agent "<qwen --acp>"` with default flags but `extra`, the fake model behind its gateway. */
-function sluiceServe(name, install, extra) {
+/**
+ * `sluice serve --agent "<qwen --acp>"` with default flags but `extra`, the fake model behind its
+ * gateway; `env` is added to the daemon's environment (which its agents inherit).
+ */
+function sluiceServe(name, install, extra, env) {
   const agent = install.command.map((arg) => `"${arg}"`).join(' ');
   return {
     name,
-    extra,
+    env,
     command: (workspace, dir, modelUrl) => [
       process.execPath,
       [MAIN, 'serve', '--port', '0', '--workspace', workspace, '--data-dir', path.join(dir, 'data')]
@@ -89,16 +92,13 @@ function sluiceServe(name, install, extra) {
   };
 }
 
-/** The subjects, the reference first; `sluiceArgs` is added to every Sluice subject. */
-export function subjects(install, sluiceArgs = []) {
+/** The subjects, the reference first; `sluice.args` and `sluice.env` are added to every Sluice subject. */
+export function subjects(install, sluice = { args: [], env: {} }) {
+  const shared = [...sluice.args, '--agent-sessions-per-process', '16'];
   return [
     qwenServe(install),
-    sluiceServe('Sluice default', install, sluiceArgs),
-    sluiceServe('Sluice `--agent-sessions-per-process 16`', install, [
-      ...sluiceArgs,
-      '--agent-sessions-per-process',
-      '16',
-    ]),
+    sluiceServe('Sluice default', install, sluice.args, sluice.env),
+    sluiceServe('Sluice `--agent-sessions-per-process 16`', install, shared, sluice.env),
   ];
 }
 
@@ -111,7 +111,7 @@ export async function startSubject(subject, qwen, modelUrl) {
   const { dirs, dir, workspace, env } = freshConditions(qwen, modelUrl);
   const [command, args] = subject.command(workspace, dir, modelUrl);
   const started = performance.now();
-  const child = spawnCommand(command, args, env);
+  const child = spawnCommand(command, args, { ...env, ...subject.env });
   const url = await listeningUrl(child, START_TIMEOUT_MS);
   const startMs = performance.now() - started;
   const stop = async () => {

@@ -49,56 +49,56 @@ async function section(title, progress, run, { partial = false } = {}) {
   sections.push({ title, markdown: `${markdown}\n\n${stamp}`, partial });
 }
 
-if (runs('scheduler'))
-  await section(
+const daemonParts = ['503', 'prompts', 'memory', 'startup'].filter((part) => runs('daemon') || runs(part));
+/** Every benchmark: whether it runs, its section's title, its progress line, and the run itself. */
+const benches = [
+  [
+    runs('scheduler'),
     'Model scheduler overhead',
     'scheduler: Sluice vs p-limit vs p-queue …',
-    async () => (await benchScheduler({ quick })).markdown,
-  );
-if (runs('journal'))
-  await section(
-    'Recorded calls with the SQLite journal',
-    'journal: SQLite vs in-memory …',
-    async () => (await benchJournal({ quick })).markdown,
-  );
-if (runs('size'))
-  await section(
+    benchScheduler,
+  ],
+  [runs('journal'), 'Recorded calls with the SQLite journal', 'journal: SQLite vs in-memory …', benchJournal],
+  [
+    runs('size'),
     'Journal size per recorded call',
     'size: journal.db bytes per recorded call …',
-    async () => (await benchJournalSize({ quick })).markdown,
-  );
-if (runs('pgjournal'))
-  await section(
+    benchJournalSize,
+  ],
+  [
+    runs('pgjournal'),
     'Recorded calls with the PostgreSQL journal (--store)',
     'pgjournal: PostgreSQL journal vs SQLite journal …',
-    async () => (await benchPgJournal({ quick })).markdown,
-  );
-const daemonParts = ['503', 'prompts', 'memory', 'startup'].filter((part) => runs('daemon') || runs(part));
-if (daemonParts.length > 0)
-  await section(
+    benchPgJournal,
+  ],
+  [
+    daemonParts.length > 0,
     'The daemon over HTTP',
     'daemon: sluice serve vs bare node:http …',
-    async () => (await benchDaemon({ quick, parts: daemonParts })).markdown,
+    (options) => benchDaemon({ ...options, parts: daemonParts }),
     { partial: daemonParts.length < 4 },
-  );
-if (runs('gateway'))
-  await section(
+  ],
+  [
+    runs('gateway'),
     'The model gateway',
     'gateway: /v1/chat/completions vs the upstream directly …',
-    async () => (await benchGateway({ quick })).markdown,
-  );
-if (runs('fleet'))
-  await section(
+    benchGateway,
+  ],
+  [
+    runs('fleet'),
     'Model limits shared by a fleet (Redis)',
     'fleet: model limits shared through Redis vs in process …',
-    async () => (await benchFleet({ quick })).markdown,
-  );
-if (runs('agents'))
-  await section(
+    benchFleet,
+  ],
+  [
+    runs('agents'),
     'Real agents: `qwen serve` and Sluice side by side',
     'agents: qwen serve vs sluice serve --agent, the real qwen --acp …',
-    async () => (await benchAgents({ quick })).markdown,
-  );
+    benchAgents,
+  ],
+];
+for (const [selected, title, progress, bench, options] of benches)
+  if (selected) await section(title, progress, async () => (await bench({ quick })).markdown, options);
 
 const body = [
   '# Benchmarks',
