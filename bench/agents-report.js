@@ -151,7 +151,7 @@ export function render({ list, rounds, size, sluice, versions, answer, quick }) 
     ...(failures.length > 0
       ? [
           '',
-          'Rounds that failed (figures measured before the failure are kept; a cell without any is `failed`):',
+          'Failures (a failed round keeps the figures it measured before; a cell without any is `failed`):',
           '',
           ...failures,
         ]

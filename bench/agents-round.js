@@ -34,6 +34,10 @@ export async function measureRound(subject, qwen, model, size) {
   } catch (error) {
     figures.error = error instanceof Error ? error.message : String(error);
   }
+  if (figures.error !== undefined || figures.failedTurns > 0)
+    console.error(
+      `agents:   ${subject.name}: ${figures.error ?? figures.turnError}\n${daemon.child.stderrTail()}`,
+    );
   figures.leftOver = await daemon.stop();
   return figures;
 }
@@ -96,6 +100,7 @@ async function turnLoad(client, sessions, prompts, pid, model) {
     cpuMsPerTurn: cpuMs / turns,
     callsPerTurn: calls / turns,
     failedTurns,
+    ...(failedTurns > 0 ? { turnError: results.find((result) => result.firstError)?.firstError } : {}),
   };
 }
 
@@ -112,6 +117,7 @@ async function sessionTurns(client, sessionId, prompts) {
   }
   const latencies = [];
   let failed = 0;
+  let firstError;
   const signal = AbortSignal.timeout(WAIT_MS);
   try {
     for await (const event of client.subscribeEvents(sessionId, { lastEventId: from, signal })) {
@@ -121,7 +127,10 @@ async function sessionTurns(client, sessionId, prompts) {
       if (at === undefined) continue;
       postedAt.delete(promptId);
       latencies.push(performance.now() - at);
-      if (event.type === 'turn_error') failed++;
+      if (event.type === 'turn_error') {
+        failed++;
+        firstError ??= JSON.stringify(event.data).slice(0, 300);
+      }
       if (latencies.length === prompts) break;
     }
   } catch (error) {
@@ -131,5 +140,5 @@ async function sessionTurns(client, sessionId, prompts) {
     throw new Error(
       `${prompts - latencies.length} of ${prompts} turns of a session did not end within ${WAIT_MS} ms`,
     );
-  return { latencies, failed };
+  return { latencies, failed, firstError };
 }
