@@ -9,23 +9,33 @@ function metrics(size) {
     {
       label: `memory of the process tree (RSS), ${size.sessions} live sessions`,
       unit: ' MiB',
-      of: (r) => mib(r.full?.rssKiB),
+      of: (r) => turnFigure(r, mib(r.full?.rssKiB)),
       target: 0.75,
     },
-    { label: 'memory per added session (RSS)', unit: ' MiB', digits: 1, of: (r) => mib(r.perSessionKiB) },
+    {
+      label: 'memory per added session (RSS)',
+      unit: ' MiB',
+      digits: 1,
+      of: (r) => turnFigure(r, mib(r.perSessionKiB)),
+    },
     {
       label: `turns/s (${size.sessions} sessions × ${size.prompts} prompts at once)`,
       digits: 1,
-      of: (r) => r.turnsPerSecond,
+      of: (r) => turnFigure(r, r.turnsPerSecond),
       target: 1,
       higher: true,
     },
-    { label: 'p95 turn latency (POST → terminal event)', unit: ' ms', of: (r) => r.p95Ms, target: 1 },
+    {
+      label: 'p95 turn latency (POST → terminal event)',
+      unit: ' ms',
+      of: (r) => turnFigure(r, r.p95Ms),
+      target: 1,
+    },
     {
       label: 'CPU of the process tree per turn',
       unit: ' ms',
       digits: 1,
-      of: (r) => r.cpuMsPerTurn,
+      of: (r) => turnFigure(r, r.cpuMsPerTurn),
       target: 1,
     },
     {
@@ -58,15 +68,25 @@ function diagnostics(size) {
     {
       label: `memory of the process tree (PSS), ${size.sessions} live sessions`,
       unit: ' MiB',
-      of: (r) => r.full?.pssKiB / 1024,
+      of: (r) => turnFigure(r, r.full?.pssKiB / 1024),
     },
-    { label: `processes in the tree, ${size.sessions} live sessions`, of: (r) => r.full?.processes },
+    {
+      label: `processes in the tree, ${size.sessions} live sessions`,
+      of: (r) => turnFigure(r, r.full?.processes),
+    },
     { label: 'start: spawn → listening line', unit: ' s', digits: 2, of: (r) => r.startMs / 1000 },
-    { label: 'model calls per turn', digits: 2, of: (r) => r.callsPerTurn },
+    { label: 'model calls per turn', digits: 2, of: (r) => turnFigure(r, r.callsPerTurn) },
     { label: 'turns that ended in `turn_error` (each round)', of: (r) => r.failedTurns, plain: true },
     { label: 'processes of the tree left after SIGTERM (each round)', of: (r) => r.leftOver, plain: true },
   ];
 }
+
+/**
+ * A figure of a round's turns or taken after them, or none when some turns ended in
+ * `turn_error`: such a round measured a failure (an agent lost with its sessions), not the cost
+ * of turns or of live sessions; it is listed under the failures instead.
+ */
+const turnFigure = (round, value) => (round.failedTurns === 0 ? value : undefined);
 
 /** `metric`'s figure of `round`, or `undefined` when the round did not get that far. */
 function figure(metric, round) {

@@ -11,6 +11,8 @@
 // BENCH_AGENTS_SLUICE_ARGS adds flags to every Sluice subject (e.g. "--agent-max-processes 20"),
 // BENCH_AGENTS_SLUICE_ENV variables to its environment and its agents' (e.g. "QWEN_CODE_NO_RELAUNCH=true").
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { cleanUp } from './children.js';
 import { render } from './agents-report.js';
 import { measureRound } from './agents-round.js';
@@ -22,6 +24,15 @@ const QUICK_SIZE = { sessions: 4, prompts: 2, burst: 2, rounds: 1 };
 const WARM_UP = { sessions: 2, prompts: 1, burst: 0 };
 /** Both daemons admit this many outstanding prompts per session by default. */
 const MAX_PROMPTS = 5;
+
+/** Keeps every round's raw figures in bench/results/ (not committed), to check a section against. */
+function saveRounds(data) {
+  const dir = new URL('./results/', import.meta.url);
+  fs.mkdirSync(dir, { recursive: true });
+  const file = new URL(`agents-${new Date().toISOString().replace(/[:.]/g, '-')}.json`, dir);
+  fs.writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
+  console.error(`agents: every round's figures in ${fileURLToPath(file)}`);
+}
 
 /** The bench's size: the environment's, else the defaults (`quick`: the small ones); checked. */
 export function benchSize({ quick = false } = {}, env = process.env) {
@@ -76,6 +87,7 @@ export async function benchAgents({ quick = false } = {}) {
       node22: execFileSync(install.node, ['--version'], { encoding: 'utf8' }).trim(),
     };
     const answer = await model.stats();
+    saveRounds({ list, rounds, size, sluice, answer });
     return { markdown: render({ list, rounds, size, sluice, versions, answer, quick }), rounds };
   } finally {
     await cleanUp();
