@@ -69,23 +69,3 @@ export function table(header, rows) {
 
 /** A target's verdict as the markdown says it: a miss stands out. */
 export const met = (ok) => (ok ? 'met' : '**not met**');
-
-/**
- * `document` with the body of its `## title` section replaced by `markdown` (up to the next
- * `## ` heading), or with the section appended when it has none.
- */
-export function replaceSection(document, title, markdown) {
-  const lines = document.split('\n');
-  const start = lines.indexOf(`## ${title}`);
-  if (start < 0) return `${document.trimEnd()}\n\n## ${title}\n\n${markdown}\n`;
-  const next = lines.findIndex((line, i) => i > start && line.startsWith('## '));
-  const end = next < 0 ? lines.length : next;
-  const rest = lines.slice(end);
-  return [
-    ...lines.slice(0, start),
-    `## ${title}`,
-    '',
-    markdown,
-    ...(rest.length > 0 ? ['', ...rest] : ['']),
-  ].join('\n');
-}

@@ -1,105 +1,64 @@
 // `npm run bench`: every benchmark side by side with its baseline, in one run; writes
-// BENCHMARKS.md with the figures, the command and the machine. Every section ends with the
-// command, the time and the machine's load it was measured with. `--quick` for a smoke run
+// BENCHMARKS.md with the figures, the command and the machine. `--quick` for a smoke run
 // (figures not written unless `--write` is given as well).
-import { readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
-import { benchAgents } from './agents.js';
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
 import { benchDaemon } from './daemon.js';
 import { benchFleet } from './fleet.js';
 import { benchGateway } from './gateway.js';
 import { benchJournal } from './journal.js';
 import { benchJournalSize } from './journal-size.js';
 import { benchPgJournal } from './pgjournal.js';
-import { replaceSection } from './lib.js';
 import { benchScheduler } from './scheduler.js';
 
 const quick = process.argv.includes('--quick');
-// `--only=scheduler,journal,size,pgjournal,daemon,gateway,fleet,agents` (or a daemon part: `503`, `prompts`,
-// `memory`, `startup`) runs a subset; a subset rewrites only its own sections of BENCHMARKS.md (a
-// daemon section of some of its parts none), or nothing with `--quick` or `--no-write`.
+// `--only=scheduler,journal,size,pgjournal,daemon,gateway,fleet` (or a daemon part: `503`, `prompts`, `memory`, `startup`)
+// runs a subset for a quick check; a subset never overwrites BENCHMARKS.md.
 const only = process.argv
   .find((arg) => arg.startsWith('--only='))
   ?.slice('--only='.length)
   .split(',');
 const runs = (name) => only === undefined || only.includes(name);
-const write = !process.argv.includes('--no-write') && (!quick || process.argv.includes('--write'));
-const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-/** How this run was started, as a reader would repeat it (the bench's environment variables included). */
-const command = [
-  ...Object.entries(process.env)
-    .filter(([name]) => name.startsWith('BENCH_'))
-    .map(([name, value]) => `${name}=${JSON.stringify(value)}`),
-  'node --expose-gc bench/run.js',
-  ...process.argv.slice(2),
-].join(' ');
+const write = only === undefined && (!quick || process.argv.includes('--write'));
 
 const sections = [];
 const started = Date.now();
-/** Runs one benchmark and keeps its section, stamped with the command, time and load it ran under. */
-async function section(title, progress, run, { partial = false } = {}) {
-  console.error(progress);
-  const [load] = loadavg();
-  const at = new Date();
-  const markdown = await run();
-  const stamp =
-    `_Measured by \`${command}\` (after \`npm run build\`), ${at.toISOString().slice(0, 16)}Z, ` +
-    `${Math.round((Date.now() - at.getTime()) / 1000)} s, on ${machine}; load average ${load.toFixed(1)} at the ` +
-    `start, ${loadavg()[0].toFixed(1)} at the end._`;
-  sections.push({ title, markdown: `${markdown}\n\n${stamp}`, partial });
+if (runs('scheduler')) {
+  console.error('scheduler: Sluice vs p-limit vs p-queue …');
+  sections.push(['Model scheduler overhead', (await benchScheduler({ quick })).markdown]);
+}
+if (runs('journal')) {
+  console.error('journal: SQLite vs in-memory …');
+  sections.push(['Recorded calls with the SQLite journal', (await benchJournal({ quick })).markdown]);
+}
+if (runs('size')) {
+  console.error('size: journal.db bytes per recorded call …');
+  sections.push(['Journal size per recorded call', (await benchJournalSize({ quick })).markdown]);
+}
+if (runs('pgjournal')) {
+  console.error('pgjournal: PostgreSQL journal vs SQLite journal …');
+  sections.push([
+    'Recorded calls with the PostgreSQL journal (--store)',
+    (await benchPgJournal({ quick })).markdown,
+  ]);
+}
+const daemonParts = ['503', 'prompts', 'memory', 'startup'].filter((part) => runs('daemon') || runs(part));
+if (daemonParts.length > 0) {
+  console.error('daemon: sluice serve vs bare node:http …');
+  sections.push(['The daemon over HTTP', (await benchDaemon({ quick, parts: daemonParts })).markdown]);
 }
 
-const daemonParts = ['503', 'prompts', 'memory', 'startup'].filter((part) => runs('daemon') || runs(part));
-/** Every benchmark: whether it runs, its section's title, its progress line, and the run itself. */
-const benches = [
-  [
-    runs('scheduler'),
-    'Model scheduler overhead',
-    'scheduler: Sluice vs p-limit vs p-queue …',
-    benchScheduler,
-  ],
-  [runs('journal'), 'Recorded calls with the SQLite journal', 'journal: SQLite vs in-memory …', benchJournal],
-  [
-    runs('size'),
-    'Journal size per recorded call',
-    'size: journal.db bytes per recorded call …',
-    benchJournalSize,
-  ],
-  [
-    runs('pgjournal'),
-    'Recorded calls with the PostgreSQL journal (--store)',
-    'pgjournal: PostgreSQL journal vs SQLite journal …',
-    benchPgJournal,
-  ],
-  [
-    daemonParts.length > 0,
-    'The daemon over HTTP',
-    'daemon: sluice serve vs bare node:http …',
-    (options) => benchDaemon({ ...options, parts: daemonParts }),
-    { partial: daemonParts.length < 4 },
-  ],
-  [
-    runs('gateway'),
-    'The model gateway',
-    'gateway: /v1/chat/completions vs the upstream directly …',
-    benchGateway,
-  ],
-  [
-    runs('fleet'),
-    'Model limits shared by a fleet (Redis)',
-    'fleet: model limits shared through Redis vs in process …',
-    benchFleet,
-  ],
-  [
-    runs('agents'),
-    'Real agents: `qwen serve` and Sluice side by side',
-    'agents: qwen serve vs sluice serve --agent, the real qwen --acp …',
-    benchAgents,
-  ],
-];
-for (const [selected, title, progress, bench, options] of benches)
-  if (selected) await section(title, progress, async () => (await bench({ quick })).markdown, options);
+if (runs('gateway')) {
+  console.error('gateway: /v1/chat/completions vs the upstream directly …');
+  sections.push(['The model gateway', (await benchGateway({ quick })).markdown]);
+}
 
+if (runs('fleet')) {
+  console.error('fleet: model limits shared through Redis vs in process …');
+  sections.push(['Model limits shared by a fleet (Redis)', (await benchFleet({ quick })).markdown]);
+}
+
+const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 const body = [
   '# Benchmarks',
   '',
@@ -108,19 +67,8 @@ const body = [
   '',
   `Machine: ${machine}. Run: ${new Date(started).toISOString()}, ${Math.round((Date.now() - started) / 1000)} s.`,
   '',
-  ...sections.flatMap(({ title, markdown }) => [`## ${title}`, '', markdown, '']),
+  ...sections.flatMap(([title, markdown]) => [`## ${title}`, '', markdown, '']),
 ].join('\n');
 
 console.log(body);
-const file = new URL('../BENCHMARKS.md', import.meta.url);
-if (write && only === undefined) writeFileSync(file, body);
-else if (write)
-  writeFileSync(
-    file,
-    sections
-      .filter(({ partial }) => !partial)
-      .reduce(
-        (document, { title, markdown }) => replaceSection(document, title, markdown),
-        readFileSync(file, 'utf8'),
-      ),
-  );
+if (write) writeFileSync(new URL('../BENCHMARKS.md', import.meta.url), body);
