@@ -1,7 +1,8 @@
-// `npm run bench`: every benchmark side by side with its baseline, in one run; writes
-// BENCHMARKS.md with the figures, the command and the machine. `--quick` for a smoke run
-// (figures not written unless `--write` is given as well).
-import { writeFileSync } from 'node:fs';
+// `npm run bench`: every benchmark side by side with its baseline; writes BENCHMARKS.md, each
+// section with its own date, load and command (bench/sections.js). `--only=id,…` runs those
+// producers (or groups, e.g. `daemon`) and rewrites just their sections; `--quick` is a smoke run
+// whose figures are not written unless `--write` is given as well.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { benchDaemon } from './daemon.js';
 import { benchFleet } from './fleet.js';
@@ -10,65 +11,90 @@ import { benchJournal } from './journal.js';
 import { benchJournalSize } from './journal-size.js';
 import { benchPgJournal } from './pgjournal.js';
 import { benchScheduler } from './scheduler.js';
+import { composeBenchmarks, measureSection } from './sections.js';
 
-const quick = process.argv.includes('--quick');
-// `--only=scheduler,journal,size,pgjournal,daemon,gateway,fleet` (or a daemon part: `503`, `prompts`, `memory`, `startup`)
-// runs a subset for a quick check; a subset never overwrites BENCHMARKS.md.
-const only = process.argv
-  .find((arg) => arg.startsWith('--only='))
-  ?.slice('--only='.length)
-  .split(',');
-const runs = (name) => only === undefined || only.includes(name);
-const write = only === undefined && (!quick || process.argv.includes('--write'));
+/** Every producer of a BENCHMARKS.md section, in the file's order: the one list of them. */
+export const PRODUCERS = [
+  {
+    id: 'scheduler',
+    title: 'Model scheduler overhead',
+    run: async ({ quick }) => (await benchScheduler({ quick })).markdown,
+  },
+  {
+    id: 'journal',
+    title: 'Recorded calls with the SQLite journal',
+    run: async ({ quick }) => (await benchJournal({ quick })).markdown,
+  },
+  {
+    id: 'size',
+    title: 'Journal size per recorded call',
+    run: async ({ quick }) => (await benchJournalSize({ quick })).markdown,
+  },
+  {
+    id: 'pgjournal',
+    title: 'Recorded calls with the PostgreSQL journal (--store)',
+    run: async ({ quick }) => (await benchPgJournal({ quick })).markdown,
+  },
+  ...[
+    ['503', 'The daemon over HTTP: 503 under load'],
+    ['prompts', 'The daemon over HTTP: prompts end to end'],
+    ['memory', 'The daemon over HTTP: memory'],
+    ['startup', 'The daemon over HTTP: start-up'],
+  ].map(([part, title]) => ({
+    id: part,
+    group: 'daemon',
+    title,
+    run: async ({ quick }) => (await benchDaemon({ quick, parts: [part] })).markdown,
+  })),
+  {
+    id: 'gateway',
+    title: 'The model gateway',
+    run: async ({ quick }) => (await benchGateway({ quick })).markdown,
+  },
+  {
+    id: 'fleet',
+    title: 'Model limits shared by a fleet (Redis)',
+    run: async ({ quick }) => (await benchFleet({ quick })).markdown,
+  },
+];
 
-const sections = [];
-const started = Date.now();
-if (runs('scheduler')) {
-  console.error('scheduler: Sluice vs p-limit vs p-queue …');
-  sections.push(['Model scheduler overhead', (await benchScheduler({ quick })).markdown]);
-}
-if (runs('journal')) {
-  console.error('journal: SQLite vs in-memory …');
-  sections.push(['Recorded calls with the SQLite journal', (await benchJournal({ quick })).markdown]);
-}
-if (runs('size')) {
-  console.error('size: journal.db bytes per recorded call …');
-  sections.push(['Journal size per recorded call', (await benchJournalSize({ quick })).markdown]);
-}
-if (runs('pgjournal')) {
-  console.error('pgjournal: PostgreSQL journal vs SQLite journal …');
-  sections.push([
-    'Recorded calls with the PostgreSQL journal (--store)',
-    (await benchPgJournal({ quick })).markdown,
-  ]);
-}
-const daemonParts = ['503', 'prompts', 'memory', 'startup'].filter((part) => runs('daemon') || runs(part));
-if (daemonParts.length > 0) {
-  console.error('daemon: sluice serve vs bare node:http …');
-  sections.push(['The daemon over HTTP', (await benchDaemon({ quick, parts: daemonParts })).markdown]);
-}
-
-if (runs('gateway')) {
-  console.error('gateway: /v1/chat/completions vs the upstream directly …');
-  sections.push(['The model gateway', (await benchGateway({ quick })).markdown]);
-}
-
-if (runs('fleet')) {
-  console.error('fleet: model limits shared through Redis vs in process …');
-  sections.push(['Model limits shared by a fleet (Redis)', (await benchFleet({ quick })).markdown]);
-}
-
-const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-const body = [
+const HEADER = [
   '# Benchmarks',
   '',
-  'Produced by `npm run bench` (which builds, then runs `node --expose-gc bench/run.js`). Every figure is measured',
-  'side by side with its baseline in the same run; compare ratios, not absolute numbers, across machines.',
-  '',
-  `Machine: ${machine}. Run: ${new Date(started).toISOString()}, ${Math.round((Date.now() - started) / 1000)} s.`,
-  '',
-  ...sections.flatMap(([title, markdown]) => [`## ${title}`, '', markdown, '']),
+  'Written by `npm run bench` (which builds, then runs `node --expose-gc bench/run.js`): every figure is',
+  'measured side by side with its baseline in the same run; compare ratios, not absolute numbers, across',
+  'machines. Each section names its own run (date, duration, load average before → after) and the',
+  'command that rewrites it alone; `scripts/benchmarks.test.ts` fails when a section has no producer.',
 ].join('\n');
 
-console.log(body);
-if (write) writeFileSync(new URL('../BENCHMARKS.md', import.meta.url), body);
+async function main(argv) {
+  const quick = argv.includes('--quick');
+  const only = argv
+    .find((arg) => arg.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',');
+  const chosen = PRODUCERS.filter(
+    (p) => only === undefined || only.includes(p.id) || (p.group !== undefined && only.includes(p.group)),
+  );
+  if (only !== undefined && chosen.length === 0)
+    throw new Error(
+      `--only=${only.join(',')} names no producer; known: ${PRODUCERS.map((p) => p.id).join(', ')}`,
+    );
+  const fresh = new Map();
+  for (const producer of chosen) {
+    console.error(`${producer.id}: ${producer.title} …`);
+    fresh.set(producer.id, await measureSection(producer, () => producer.run({ quick })));
+  }
+  const file = new URL('../BENCHMARKS.md', import.meta.url);
+  const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+  const body = composeBenchmarks({
+    header: `${HEADER}\n\nMachine: ${machine}.`,
+    order: PRODUCERS.map((p) => p.id),
+    fresh,
+    previous: existsSync(file) ? readFileSync(file, 'utf8') : '',
+  });
+  console.log([...fresh.values()].join('\n'));
+  if (!quick || argv.includes('--write')) writeFileSync(file, body);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main(process.argv.slice(2));
