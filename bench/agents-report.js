@@ -155,9 +155,14 @@ export function render({ list, rounds, size, sluice, versions, answer, quick }) 
       }),
     ]);
   const failures = list.flatMap((subject, i) =>
-    rounds[i].flatMap((round, n) =>
-      round.error ? [`- ${subject.name}, round ${n + 1}: ${round.error}`] : [],
-    ),
+    rounds[i].flatMap((round, n) => [
+      ...(round.error ? [`- ${subject.name}, round ${n + 1}: ${round.error}`] : []),
+      ...(round.turnError
+        ? [
+            `- ${subject.name}, round ${n + 1}: ${round.failedTurns} turns ended in \`turn_error\`; the first: \`${round.turnError}\``,
+          ]
+        : []),
+    ]),
   );
   return [
     ...describe({ size, sluice, versions, answer, quick }),

@@ -92,20 +92,6 @@ function sluiceServe(name, install, extra, env) {
   };
 }
 
-/** The warnings and errors of `qwen serve`'s own log in `home` (its stderr has but a few), the last ones. */
-function warnings(home) {
-  try {
-    const log = fs.readFileSync(path.join(home, '.qwen/debug/daemon/daemon.log'), 'utf8');
-    return log
-      .split('\n')
-      .filter((line) => / \[(WARN|ERROR)\] /.test(line))
-      .slice(-12)
-      .join('\n');
-  } catch {
-    return '';
-  }
-}
-
 /** The subjects, the reference first; `sluice.args` and `sluice.env` are added to every Sluice subject. */
 export function subjects(install, sluice = { args: [], env: {} }) {
   const shared = [...sluice.args, '--agent-sessions-per-process', '16'];
@@ -138,5 +124,5 @@ export async function startSubject(subject, qwen, modelUrl) {
     for (const folder of dirs) fs.rmSync(folder, { recursive: true, force: true });
     return leftOver.length;
   };
-  return { child, url, workspace, startMs, stop, logTail: () => warnings(dirs[0]) };
+  return { child, url, workspace, startMs, stop };
 }
