@@ -26,7 +26,12 @@ export function childEnv(extra = {}) {
 
 /** Spawns `node ...args`, keeps the tail of its stderr, and tracks it until it exits. */
 export function spawnNode(args, env = childEnv(), stdout = 'pipe') {
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', stdout, 'pipe'] });
+  return spawnCommand(process.execPath, args, env, stdout);
+}
+
+/** Spawns `command ...args` as {@link spawnNode} does (another Node, another program). */
+export function spawnCommand(command, args, env = childEnv(), stdout = 'pipe') {
+  const child = spawn(command, args, { env, stdio: ['ignore', stdout, 'pipe'] });
   children.add(child);
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-4_096)));
@@ -56,7 +61,7 @@ export async function cleanUp() {
   tempDirs.clear();
 }
 
-/** Resolves with the URL of the child's `… listening on <url>` line. */
+/** Resolves with the URL of the child's `… listening on <url>` line (the URL ends at a space or the line's end). */
 export function listeningUrl(child, timeoutMs = 15_000) {
   return new Promise((resolve, reject) => {
     let out = '';
@@ -68,7 +73,7 @@ export function listeningUrl(child, timeoutMs = 15_000) {
     };
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
       out += chunk;
-      const match = /listening on (http:\/\/\S+)\n/.exec(out);
+      const match = /listening on (http:\/\/\S+)\s/.exec(out);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]);

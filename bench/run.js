@@ -4,6 +4,7 @@
 // whose figures are not written unless `--write` is given as well.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { benchAgents } from './agents.js';
 import { benchDaemon } from './daemon.js';
 import { benchFleet } from './fleet.js';
 import { benchGateway } from './gateway.js';
@@ -55,6 +56,11 @@ export const PRODUCERS = [
     id: 'fleet',
     title: 'Model limits shared by a fleet (Redis)',
     run: async ({ quick }) => (await benchFleet({ quick })).markdown,
+  },
+  {
+    id: 'agents',
+    title: 'Real agents: `qwen serve` and Sluice side by side',
+    run: async ({ quick }) => (await benchAgents({ quick })).markdown,
   },
 ];
 
