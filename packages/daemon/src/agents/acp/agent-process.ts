@@ -52,6 +52,13 @@ export interface AgentInfo {
 }
 
 /**
+ * Variables every agent gets unless the daemon's environment sets them. qwen-code started as
+ * `cli.js --acp` otherwise relaunches itself in a second process for a larger heap (~190 MB
+ * more per agent); `qwen serve` sets this for its own agent child too (docs/decisions/030).
+ */
+export const AGENT_ENV_DEFAULTS: Readonly<Record<string, string>> = { QWEN_CODE_NO_RELAUNCH: 'true' };
+
+/**
  * One external ACP agent process: spawned without a shell, spoken to over its stdio with a
  * {@link JsonRpcChannel}, its stderr logged line by line, and probed for liveness. It dies
  * once — exit, crash, spawn failure, or a kill for not answering — and tells its owner why.
@@ -87,7 +94,7 @@ export class AgentProcess {
     // Its own process group (and session): a signal to the group reaches the agent's tools too.
     this.child = spawn(command!, args, {
       cwd: options.cwd,
-      env: { ...options.env, [TREE_MARK_VARIABLE]: this.tree.mark },
+      env: { ...AGENT_ENV_DEFAULTS, ...options.env, [TREE_MARK_VARIABLE]: this.tree.mark },
       stdio: 'pipe',
       detached: true,
     });
