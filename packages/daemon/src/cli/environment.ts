@@ -10,6 +10,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   ...SETTING_ENTRIES.flatMap(([, setting]) => [...(setting.ownEnv ?? []), ...(setting.fallbackEnv ?? [])]),
   ['SLUICE_LOG_LEVEL', 'level of the JSON log on stderr (default info; trace … fatal, silent)'],
   ['SLUICE_CODE_CACHE', '0 runs the bundle without the V8 code caches kept next to it'],
+  ['UV_THREADPOOL_SIZE', "Node's file thread pool (default 4); agents' file requests use at most half of it"],
 ];
 
 /** The "Environment variables:" section of `--help`. */
@@ -23,6 +24,7 @@ export function environmentHelp(): string {
     '  shown as "env:" beside it; the command line wins over a --config file, which wins over them.',
     ...lines,
     '  An external agent process (--agent) inherits the environment, with OPENAI_BASE_URL and',
-    "  OPENAI_API_KEY set to this daemon's gateway and its session's credential.",
+    "  OPENAI_API_KEY set to this daemon's gateway and a credential of its own, and",
+    '  QWEN_CODE_NO_RELAUNCH=true unless set (qwen-code then runs as one process).',
   ].join('\n');
 }

@@ -27,7 +27,9 @@ async function agentWithTree(base: string): Promise<{ sessionId: string; pids: n
 
 describe('an agent’s process tree', () => {
   test('ends with its session: after DELETE no child or detached grandchild is left', async () => {
-    sluice = await startHostileSluice();
+    // A process of its own, so that closing the session stops the agent (a shared process
+    // outlives one of its sessions; it ends its tree when it stops, as the other tests show).
+    sluice = await startHostileSluice(['--agent-sessions-per-process', '1']);
     const { sessionId, pids } = await agentWithTree(sluice.url);
     const res = await api(sluice.url, 'DELETE', `/session/${sessionId}`);
     expect(res.status).toBeLessThan(300);

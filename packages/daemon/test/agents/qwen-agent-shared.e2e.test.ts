@@ -42,6 +42,30 @@ function serve(flags: string[]): Promise<SluiceProcess> {
 }
 
 /** The daemon's `qwen --acp` children, oldest first (by their start time in /proc). */
+/** The command line of a process ('' once it is gone). */
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** The pids whose parent is `parent`. */
+function childrenOf(parent: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent;
+      } catch {
+        return false;
+      }
+    });
+}
+
 function agentPids(sluice: SluiceProcess): number[] {
   const started = new Map<number, number>();
   for (const name of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
@@ -131,6 +155,8 @@ describe('with default flags sessions share one preheated qwen process', () => {
       expect(text).toContain(`hello ${i}`);
     }
     expect(agentPids(sluice)).toHaveLength(1);
+    // qwen runs as one process (QWEN_CODE_NO_RELAUNCH), not relaunched in a child of its own.
+    expect(childrenOf(agentPids(sluice)[0]!).filter((pid) => cmdline(pid).includes('cli.js'))).toEqual([]);
     const metrics = (await api(sluice.url, 'GET', '/metrics')).text;
     expect(metrics).toMatch(/^sluice_agent_processes 1$/m);
     expect(metrics).toMatch(new RegExp(`^sluice_agent_sessions ${SESSIONS}$`, 'm'));
@@ -185,7 +211,8 @@ describe('a killed agent process ends only the prompts of the sessions it hosted
 
   beforeAll(async () => {
     // Eight sessions per process and room for two processes: 16 sessions make two processes of 8.
-    sluice = await serve(['--agent-sessions-per-process', '8', '--agent-memory-budget-mb', '1000']);
+    // (A count, not a memory budget: one qwen process is ~230 MB or ~410 MB as it relaunches or not.)
+    sluice = await serve(['--agent-sessions-per-process', '8', '--agent-max-processes', '2']);
     await until(() => agentPids(sluice).length === 1, 'the preheated agent process started');
     sessions = await createSessions(sluice.url, SESSIONS);
     await promptEach(sluice.url, sessions, (i) => `first ${i}`, 4);

@@ -3,6 +3,7 @@ import { DEFAULT_DATA_DIR } from '../../defaults.js';
 import { integer, nonEmpty } from '../../kinds/index.js';
 import { timeBound } from './time-bound.js';
 import type { JournalOptions } from './journal-command.js';
+import { operatorCommandSignal } from '../command-signal.js';
 
 /** Records `sluice journal` prints without `--limit`. */
 export const DEFAULT_JOURNAL_LIMIT = 100;
@@ -57,16 +58,9 @@ export function addJournalCommand(program: Command): Command {
     .option('--show-content', 'also print prompt and answer text, tool-call arguments and error messages')
     .action(async (options: JournalOptions) => {
       const { journalFailure, runJournal } = await import('./journal-command.js');
-      const stop = new AbortController();
-      process.once('SIGINT', () => stop.abort());
-      process.once('SIGTERM', () => stop.abort());
-      // A reader that went away (`| head`) ends the command quietly.
-      process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-        if (error.code === 'EPIPE') process.exit(0);
-        throw error;
-      });
+      const signal = operatorCommandSignal();
       try {
-        await runJournal(options, process.stdout, stop.signal);
+        await runJournal(options, process.stdout, signal);
       } catch (error) {
         const failure = journalFailure(error);
         if (failure === undefined) throw error;

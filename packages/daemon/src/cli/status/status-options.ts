@@ -2,6 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { MAX_TIMER_MS } from '@sluice/runtime';
 import { integer } from '../../kinds/index.js';
 import type { StatusOptions } from './status-command.js';
+import { operatorCommandSignal } from '../command-signal.js';
 
 /** Where `sluice status` looks without `--url`: the default bind of `sluice serve`. */
 export const DEFAULT_STATUS_URL = 'http://127.0.0.1:4170';
@@ -48,14 +49,8 @@ export function addStatusCommand(program: Command): Command {
     )
     .action(async (options: StatusOptions) => {
       const { runStatus } = await import('./status-command.js');
-      const stop = new AbortController();
-      process.once('SIGINT', () => stop.abort());
-      process.once('SIGTERM', () => stop.abort());
-      process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-        if (error.code === 'EPIPE') process.exit(0);
-        throw error;
-      });
+      const signal = operatorCommandSignal();
       const output = { out: process.stdout, err: process.stderr, terminal: process.stdout.isTTY === true };
-      process.exitCode = await runStatus(options, process.env, output, stop.signal);
+      process.exitCode = await runStatus(options, process.env, output, signal);
     });
 }
