@@ -1,21 +1,3 @@
 export { ChatAgent, type ChatAgentOptions } from './chat-agent.js';
-export {
-  AcpAgentPool,
-  AgentCapacityError,
-  AgentCrashedError,
-  AgentError,
-  AgentPoolExhaustedError,
-  AgentTurnFailedError,
-  AgentUnavailableError,
-  AgentUnresponsiveError,
-  checkAgentCommands,
-  parseAgentSpec,
-  splitCommandLine,
-  type AcpAgentPoolOptions,
-  type AgentCommand,
-  type AgentErrorCode,
-  type AgentLog,
-  type AgentPoolReport,
-  type AgentProcessReport,
-  type GatewayCredentials,
-} from './acp/index.js';
+// The external ACP agents' public face is its folder's index, whole.
+export * from './acp/index.js';
