@@ -2,6 +2,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import * as z from 'zod/mini';
 import { DashboardFeed, type DashboardSnapshot } from '../../observe/index.js';
 import { writeSse, type SseSource } from '../../wire/index.js';
+import { badInput } from '../openapi/route-doc.js';
 import { defineRoute, present, type Route } from '../route.js';
 
 /**
@@ -61,6 +62,7 @@ const page = defineRoute(
     metrics: true,
     responses: {
       200: text('The page.', 'text/html'),
+      400: badInput(['token_in_url']),
       401: text('A sign-in form, when a token is needed.', 'text/html'),
     },
   },
@@ -86,7 +88,10 @@ const stream = defineRoute(
     description:
       'Takes the cookie `sluice_dashboard` (see `POST /dashboard/sign-in`) or the bearer header; `?token=` is refused (`400 token_in_url`).',
     metrics: true,
-    responses: { 200: text('Server-sent events, one snapshot each.', 'text/event-stream') },
+    responses: {
+      200: text('Server-sent events, one snapshot each.', 'text/event-stream'),
+      400: badInput(['token_in_url']),
+    },
   },
   {
     handler: ({ observed, heartbeatMs }) => {
