@@ -109,6 +109,8 @@ export const ERROR_CATALOGUE = {
   acp_connection_limit_exceeded: later(503, 5),
   acp_session_stream_limit_exceeded: later(429, 5),
   dashboard_viewer_limit: later(429, 5),
+  // Browser sign-in (issue 28 item 3): a token in a URL stays in history and logs.
+  token_in_url: refused(400),
 } as const satisfies Record<string, WireForm>;
 
 /** A code of {@link ERROR_CATALOGUE}: one that travels on the wire. */

@@ -1,14 +1,21 @@
-import { createHmac } from 'node:crypto';
+import { CodedError } from '@sluice/protocol';
 import type { FastifyReply } from 'fastify';
+import { BrowserCookie } from './browser-cookie.js';
 
-// How a browser authenticates to the dashboard when the daemon has a token (docs/metrics.md): an
-// EventSource cannot send an Authorization header. `GET /dashboard?token=<token>` (typed into
-// the login form the page answers with) is accepted on the dashboard's routes only; the page
-// then sets an HttpOnly, SameSite=Strict cookie scoped to `/dashboard` and redirects to the
-// bare URL, so the token leaves the address bar and the stream authenticates by the cookie.
+// How a browser signs in to the dashboard when the daemon has a token (docs/metrics.md,
+// docs/decisions/032): an EventSource cannot send an Authorization header. The sign-in form
+// POSTs the token to `/dashboard/sign-in`, which answers a 303 to `/dashboard` with a signed,
+// expiring cookie (http/browser-cookie.ts) scoped to `/dashboard`; the stream authenticates by
+// it. A token is never taken from a URL: `?token=` on the dashboard's routes is a 400.
 
-/** The dashboard page; its stream is below it. */
+/** The dashboard page; its stream and its sign-in routes are below it. */
 export const DASHBOARD_PATH = '/dashboard';
+/** Where the sign-in form posts the token (`application/x-www-form-urlencoded`, field `token`). */
+export const DASHBOARD_SIGN_IN_PATH = '/dashboard/sign-in';
+/** Where a browser posts to drop its cookie. */
+export const DASHBOARD_SIGN_OUT_PATH = '/dashboard/sign-out';
+/** Where an operator (bearer token only) posts to invalidate every issued cookie. */
+export const DASHBOARD_REVOKE_PATH = '/dashboard/revoke';
 /** The cookie that carries the dashboard's credential. */
 export const DASHBOARD_COOKIE = 'sluice_dashboard';
 
@@ -17,62 +24,66 @@ export function isDashboardPath(path: string): boolean {
   return path === DASHBOARD_PATH || path.startsWith(`${DASHBOARD_PATH}/`);
 }
 
-/** The cookie's value for `token`: derived from it (an HMAC), never the token itself. */
-export function dashboardCookieValue(token: string): string {
-  return createHmac('sha256', token).update('sluice-dashboard-cookie-v1').digest('base64url');
+/** The dashboard's cookie for a daemon with `token`; `now` is the wall clock (tests inject one). */
+export function dashboardCookie(token: string, now?: () => number): BrowserCookie {
+  // `secure` stays off until the daemon serves TLS (issue 28 item 6): then it follows the listener.
+  return new BrowserCookie({ name: DASHBOARD_COOKIE, path: DASHBOARD_PATH, token, secure: false, now });
 }
 
-/** The `Set-Cookie` header that signs a browser in to the dashboard. */
-export function dashboardCookie(token: string): string {
-  return `${DASHBOARD_COOKIE}=${dashboardCookieValue(token)}; Path=${DASHBOARD_PATH}; HttpOnly; SameSite=Strict`;
-}
-
-/** The `token` query parameter of `url`, if it has one. */
-export function queryToken(url: string): string | undefined {
+/** Whether the query of `url` has a `token` parameter (its value is never read). */
+export function hasQueryToken(url: string): boolean {
   const query = url.indexOf('?');
-  if (query < 0) return undefined;
-  return new URLSearchParams(url.slice(query + 1)).get('token') ?? undefined;
+  return query >= 0 && new URLSearchParams(url.slice(query + 1)).has('token');
 }
 
-function cookieOf(header: string | undefined, name: string): string | undefined {
-  if (header === undefined) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
+/** The refusal of a token in a dashboard URL; the message never repeats the URL. */
+export function tokenInUrlError(): CodedError<'token_in_url'> {
+  return new CodedError(
+    'token_in_url',
+    `The dashboard takes no token in its URL (it would stay in history and logs): sign in with the form, which POSTs it to ${DASHBOARD_SIGN_IN_PATH}, or send Authorization: Bearer`,
+  );
 }
 
 /**
- * Whether a dashboard request carries the token in its query or the dashboard's cookie; `equal`
- * compares secrets in constant time (the security gate's).
+ * What the security gate does with a dashboard request that has no valid bearer token: `pass`
+ * (sign-in and sign-out check nothing the gate knows; a valid cookie), `sign-in` (the form) or
+ * `deny` (401). Revoking takes the bearer token only.
  */
-export function dashboardAuthorized(
-  url: string,
+export function dashboardAccess(
+  method: string,
+  path: string,
   cookieHeader: string | undefined,
-  token: string,
-  equal: (given: string, expected: string) => boolean,
-): boolean {
-  const given = queryToken(url);
-  if (given !== undefined && equal(given, token)) return true;
-  const cookie = cookieOf(cookieHeader, DASHBOARD_COOKIE);
-  return cookie !== undefined && equal(cookie, dashboardCookieValue(token));
+  cookie: BrowserCookie,
+): 'pass' | 'sign-in' | 'deny' {
+  if (method === 'POST' && (path === DASHBOARD_SIGN_IN_PATH || path === DASHBOARD_SIGN_OUT_PATH))
+    return 'pass';
+  if (path !== DASHBOARD_REVOKE_PATH && cookie.verify(cookieHeader)) return 'pass';
+  return path === DASHBOARD_PATH && method === 'GET' ? 'sign-in' : 'deny';
 }
 
-const LOGIN_PAGE = `<!doctype html>
+const signInPage = (message: string): string => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sluice dashboard — sign in</title></head>
-<body><h1>Sluice dashboard</h1><p>This daemon requires its bearer token.</p>
-<form method="get" action="${DASHBOARD_PATH}"><label>Token <input type="password" name="token" autocomplete="current-password" required autofocus></label>
-<button type="submit">Open</button></form></body></html>
+<body><h1>Sluice dashboard</h1><p role="status">${message}</p>
+<form method="post" action="${DASHBOARD_SIGN_IN_PATH}"><label>Token <input type="password" name="token" autocomplete="current-password" required autofocus></label>
+<button type="submit">Sign in</button></form></body></html>
 `;
 
-/** Answers a browser without credentials: 401 with a form that asks for the token. */
-export function sendDashboardLogin(reply: FastifyReply): void {
+/** What the sign-in page says: asked for the token, or told it was wrong. */
+export const SIGN_IN_MESSAGES = {
+  ask: 'This daemon requires its bearer token.',
+  wrong: 'That is not this daemon’s token. Check it and sign in again.',
+} as const;
+
+/** Answers a browser without credentials: 401 with the form that POSTs the token. */
+export function sendDashboardLogin(
+  reply: FastifyReply,
+  message: keyof typeof SIGN_IN_MESSAGES = 'ask',
+): void {
   void reply
     .code(401)
     .header('WWW-Authenticate', 'Bearer')
     .header('Content-Security-Policy', "default-src 'none'; form-action 'self'; frame-ancestors 'none'")
     .header('Cache-Control', 'no-store')
     .type('text/html; charset=utf-8')
-    .send(LOGIN_PAGE);
+    .send(signInPage(SIGN_IN_MESSAGES[message]));
 }

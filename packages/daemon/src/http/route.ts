@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { AcpDaemon, AcpHttpRegistryOptions } from '../acp/index.js';
 import type { DurableBudgets } from '../budgets/index.js';
 import type { ObservedDaemon } from '../observe/index.js';
+import type { BrowserCookie } from './browser-cookie.js';
 import type { PermissionBroker } from '../permissions/index.js';
 import type { SessionBridge } from '../sessions/index.js';
 import type { RouteDoc } from './openapi/route-doc.js';
@@ -17,8 +18,10 @@ export interface RouteParts {
   /** The primary workspace (`/capabilities`). */
   workspace: string;
   heartbeatMs: number;
-  /** The daemon's bearer token, when it has one (the dashboard signs browsers in with it). */
+  /** The daemon's bearer token, when it has one. */
   token: string | undefined;
+  /** The dashboard's sign-in cookie: present when the daemon has a token and serves the dashboard. */
+  dashboardCookie: BrowserCookie | undefined;
   /** ACP over HTTP: the daemon as ACP sees it, and its limits. */
   acp: { daemon: AcpDaemon; options: Partial<AcpHttpRegistryOptions> };
   /** The daemon's counters; present exactly when the {@link Route.metrics} routes are served. */
@@ -44,7 +47,15 @@ export interface RouteServing<Params, Query> {
   errorHandler?: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void;
   /** The body reaches the handler as text: the route parses it (JSON-RPC answers bad JSON itself). */
   rawBody?: boolean;
+  /**
+   * The route also takes an HTML form's body (`application/x-www-form-urlencoded`, at most 4 KiB),
+   * which reaches the handler as `URLSearchParams`.
+   */
+  formBody?: boolean;
 }
+
+/** The largest form body a {@link RouteServing.formBody} route reads. */
+const FORM_BODY_LIMIT_BYTES = 4096;
 
 /**
  * One route as data: its description (method, path, schemas, responses, summary — what
@@ -75,12 +86,20 @@ export function defineRoute<Params = Record<string, string>, Query = Record<stri
           ...(serving.errorHandler === undefined ? {} : { errorHandler: serving.errorHandler }),
         });
       };
-      if (serving.rawBody !== true) return register(app);
+      if (serving.rawBody !== true && serving.formBody !== true) return register(app);
       void app.register(async (scope) => {
-        scope.removeContentTypeParser('application/json');
-        scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
-          done(null, body),
-        );
+        if (serving.rawBody === true) {
+          scope.removeContentTypeParser('application/json');
+          scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
+            done(null, body),
+          );
+        }
+        if (serving.formBody === true)
+          scope.addContentTypeParser(
+            'application/x-www-form-urlencoded',
+            { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES },
+            (_request, body, done) => done(null, new URLSearchParams(body as string)),
+          );
         register(scope);
       });
     },

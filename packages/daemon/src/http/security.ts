@@ -1,12 +1,17 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AGENT_SESSION_HEADER, isSessionCredential, type GatewayCaller } from '../gateway/index.js';
+import type { BrowserCookie } from './browser-cookie.js';
 import {
   DASHBOARD_PATH,
-  dashboardAuthorized,
+  dashboardAccess,
+  hasQueryToken,
   isDashboardPath,
   sendDashboardLogin,
+  tokenInUrlError,
 } from './dashboard-auth.js';
+import { tokensEqual } from './secrets.js';
+
+export { tokensEqual } from './secrets.js';
 
 /** Exposed to browsers on allowed cross-origin responses (PROTOCOL §2). */
 const EXPOSED_HEADERS = 'Retry-After, X-Qwen-Event-Epoch, X-Qwen-SSE-Stream-Id, Acp-Connection-Id';
@@ -38,10 +43,13 @@ export interface SecurityOptions {
    */
   credentials?: GatewayCallerLookup;
   /**
-   * The dashboard is served: its routes also accept the token as `?token=` or the cookie the
-   * page sets, and `GET /dashboard` without either answers a sign-in form (http/dashboard-auth.ts).
+   * The dashboard is served: `?token=` on its routes is refused (400 `token_in_url`) and, with a
+   * token, its routes also accept the cookie its sign-in sets, and `GET /dashboard` without
+   * credentials answers the sign-in form (http/dashboard-auth.ts).
    */
   dashboard?: boolean;
+  /** The dashboard's cookie, present when the daemon has a token and serves the dashboard. */
+  dashboardCookie?: BrowserCookie;
 }
 
 /** Resolves a gateway credential (and, for a shared agent process, the session it names). */
@@ -85,13 +93,6 @@ function hostLiteral(hostname: string): string {
   return hostname.includes(':') && !hostname.startsWith('[') ? `[${hostname}]` : hostname;
 }
 
-/** Compares two secrets in constant time (hashing first gives equal-length buffers). */
-export function tokensEqual(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
-
 function unauthorized(reply: FastifyReply): void {
   reply.header('WWW-Authenticate', 'Bearer');
   deny(reply, 401, 'Unauthorized');
@@ -127,7 +128,7 @@ export function securityGate(options: SecurityOptions) {
     ownOrigins = new Set(names.map((name) => `http://${name}:${port}`));
   };
 
-  return function gate(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  return function gate(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
     learnPort();
     // 1. Host allowlist (DNS-rebinding guard), loopback binds only.
     if (loopback) {
@@ -153,6 +154,9 @@ export function securityGate(options: SecurityOptions) {
       void reply.code(204).send();
       return;
     }
+    // A token in a dashboard URL stays in history and logs: refused before it is compared.
+    if (options.dashboard === true && request.url.startsWith(DASHBOARD_PATH) && hasQueryToken(request.url))
+      return done(tokenInUrlError());
     // 3. Bearer token; on the gateway, a live session credential too.
     const token = options.token;
     const credentials = options.credentials;
@@ -172,9 +176,11 @@ export function securityGate(options: SecurityOptions) {
     if (given !== undefined && credentials !== undefined && isGatewayUrl(request.url)) {
       if (isSessionCredential(given) && liveCredential(request, given, credentials)) return done();
     }
-    if (options.dashboard === true && isDashboardPath(path!)) {
-      if (dashboardAuthorized(request.url, request.headers.cookie, token, tokensEqual)) return done();
-      if (path === DASHBOARD_PATH && request.method === 'GET') return sendDashboardLogin(reply);
+    const cookie = options.dashboardCookie;
+    if (cookie !== undefined && isDashboardPath(path!)) {
+      const access = dashboardAccess(request.method, path!, request.headers.cookie, cookie);
+      if (access === 'pass') return done();
+      if (access === 'sign-in') return sendDashboardLogin(reply);
     }
     unauthorized(reply);
   };

@@ -9,6 +9,7 @@ import type { AcpHttpRegistryOptions } from '../acp/index.js';
 import { servedRoutes } from './routes/index.js';
 import type { RouteParts } from './route.js';
 import { securityGate } from './security.js';
+import { dashboardCookie } from './dashboard-auth.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS } from '../defaults.js';
 import { positiveInteger } from '../validate.js';
 
@@ -49,6 +50,8 @@ export interface ServerOptions {
   maxConnections?: number;
   /** Where to write one line per request (`--log-level debug`); absent = requests are not logged. */
   requestLog?: RequestLog;
+  /** Wall-clock ms for the expiry of browser sign-in cookies; default `Date.now`. */
+  now?: () => number;
 }
 
 /**
@@ -61,6 +64,11 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
     throw new RangeError('token must not be empty; omit it to run without auth on loopback');
 
   const app = createFastify(options);
+  // A browser's sign-in to the dashboard, keyed by this token and a key drawn now.
+  const cookie =
+    options.token !== undefined && daemon.tap !== undefined
+      ? dashboardCookie(options.token, options.now)
+      : undefined;
   if (options.requestLog !== undefined) app.addHook('onResponse', requestLogHook(options.requestLog));
 
   // The bound port, read once it is known: the Host gate asks on every request.
@@ -77,6 +85,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
       allowOrigins: options.allowOrigins ?? [],
       credentials: daemon.credentials,
       dashboard: daemon.tap !== undefined,
+      ...(cookie === undefined ? {} : { dashboardCookie: cookie }),
     }),
   );
   registerJsonBody(app);
@@ -105,6 +114,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
     workspace: daemon.config.workspace,
     heartbeatMs,
     token: options.token,
+    dashboardCookie: cookie,
     acp: { daemon, options: { ...acpLog(logger), ...options.acp } },
     observed:
       daemon.tap === undefined

@@ -16,7 +16,7 @@ section{background:#161b22;border:1px solid #30363d;border-radius:6px;padding:.8
 .fill.warn{background:#d29922}.fill.full{background:#f85149}
 table{width:100%;border-collapse:collapse}td,th{text-align:left;padding:.15em .4em;border-bottom:1px solid #21262d}
 th{color:#8b949e;font-weight:normal}.num{text-align:right;font-variant-numeric:tabular-nums}
-code{font-size:.9em;color:#79c0ff}.muted{color:#8b949e}#status.live{color:#3fb950}#status.down{color:#f85149}
+code{font-size:.9em;color:#79c0ff}.muted{color:#8b949e}#status.live{color:#3fb950}#status.down{color:#f85149}#sign-out{margin-left:auto}
 .legend span{margin-right:1em}.k-completed{color:#3fb950}.k-cancelled{color:#d29922}.k-failed{color:#f85149}.k-refused{color:#8b949e}
 svg{width:100%;height:160px;background:#0d1117;border-radius:4px}
 dl{display:grid;grid-template-columns:auto auto;gap:.1em 1em;margin:0}dd{margin:0;text-align:right;font-variant-numeric:tabular-nums}
@@ -113,7 +113,7 @@ const bar = (id: string, name: string): string =>
 export const DASHBOARD_HTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Sluice dashboard</title><style>${STYLE}</style></head>
-<body><header><h1>Sluice</h1><span id="status">connecting…</span><span id="updated" class="muted"></span></header>
+<body><header><h1>Sluice</h1><span id="status">connecting…</span><span id="updated" class="muted"></span><form id="sign-out" method="post" action="/dashboard/sign-out"><button type="submit">Sign out</button></form></header>
 <main>
 <section><h2>Model scheduler</h2>${bar('slots', 'slots')}${bar('queue', 'queue')}${bar('inflight', 'in flight')}<div id="phases" class="muted"></div></section>
 <section><h2>Turns per second</h2><svg id="turn-chart" data-testid="turn-chart" viewBox="0 0 600 160" preserveAspectRatio="none" role="img" aria-label="turn outcomes per second"></svg>

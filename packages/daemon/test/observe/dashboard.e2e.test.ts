@@ -143,21 +143,84 @@ test('the dashboard draws slots against their limit, busy sessions, prompt_queue
   }
 }, 90_000);
 
-test('with a token, the dashboard asks for it, then signs the browser in by cookie and streams', async () => {
-  const guarded = await startSluice(['--token', 'dashboard-test-token', '--drain-timeout-ms', '0']);
+const GUARD_TOKEN = 'dashboard-test-token';
+
+/** Clicks `selector` and waits until the page it leads to has loaded (a new document, not the old one). */
+async function submit(page: Page, selector: string): Promise<void> {
+  const navigated = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame() });
+  await page.click(selector);
+  await navigated;
+  await page.waitForLoadState('load');
+}
+
+/** Fills the sign-in form with `token` and submits it, as a person does. */
+async function submitSignIn(page: Page, token: string): Promise<void> {
+  await page.fill('input[name=token]', token);
+  await submit(page, 'button[type=submit]');
+}
+
+test('with a token, the dashboard asks for it, signs the browser in by POST with an expiring cookie and streams; no URL ever holds the token (issue 28 item 3)', async () => {
+  const guarded = await startSluice(['--token', GUARD_TOKEN, '--drain-timeout-ms', '0']);
   const page = await browser.newPage();
+  const urls: string[] = [];
+  page.on('request', (request) => urls.push(request.url()));
+  page.on('framenavigated', (frame) => urls.push(frame.url()));
   try {
     const first = await page.goto(`${guarded.url}/dashboard`);
     expect(first?.status()).toBe(401);
-    await page.fill('input[name=token]', 'dashboard-test-token');
-    await Promise.all([page.waitForURL(`${guarded.url}/dashboard`), page.click('button[type=submit]')]);
-    expect(page.url()).toBe(`${guarded.url}/dashboard`); // the token left the address bar
+    const signIn = page.waitForRequest((request) => request.url().endsWith('/dashboard/sign-in'));
+    await submitSignIn(page, GUARD_TOKEN);
+    expect((await signIn).method()).toBe('POST');
+    expect(page.url()).toBe(`${guarded.url}/dashboard`);
     await until(page, LIVE, 'a live stream');
     const cookies = await page.context().cookies();
     expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite, c.path])).toEqual([
       ['sluice_dashboard', true, 'Strict', '/dashboard'],
     ]);
-    expect(cookies[0]!.value).not.toContain('dashboard-test-token');
+    expect(cookies[0]!.value).not.toContain(GUARD_TOKEN);
+    const twelveHours = Date.now() / 1000 + 12 * 3600;
+    expect(cookies[0]!.expires).toBeGreaterThan(twelveHours - 600);
+    expect(cookies[0]!.expires).toBeLessThan(twelveHours + 600);
+    expect(urls.length).toBeGreaterThan(3);
+    expect(urls.filter((url) => url.includes(GUARD_TOKEN) || url.includes('token='))).toEqual([]);
+
+    // A token typed into the address bar is refused, not traded for a cookie.
+    const typed = await page.goto(`${guarded.url}/dashboard?token=${GUARD_TOKEN}`);
+    expect(typed?.status()).toBe(400);
+    expect(await page.content()).toContain('token_in_url');
+    expect(await page.content()).not.toContain(GUARD_TOKEN);
+  } finally {
+    await page.close();
+    await guarded.stop();
+  }
+}, 60_000);
+
+test('the browser is told a wrong token, signs out with the page button, and a revoke signs every browser out', async () => {
+  const guarded = await startSluice(['--token', GUARD_TOKEN, '--drain-timeout-ms', '0']);
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${guarded.url}/dashboard`);
+    await submitSignIn(page, 'not-the-token');
+    expect(page.url()).toBe(`${guarded.url}/dashboard/sign-in`);
+    expect(await page.textContent('[role=status]')).toContain('That is not this daemon’s token');
+    expect(page.url()).not.toContain('token');
+    await submitSignIn(page, GUARD_TOKEN);
+    await until(page, LIVE, 'a live stream');
+
+    await submit(page, '#sign-out button');
+    expect(page.url()).toBe(`${guarded.url}/dashboard`);
+    expect(await page.context().cookies()).toEqual([]);
+    expect(await page.locator('input[name=token]').count()).toBe(1);
+
+    await submitSignIn(page, GUARD_TOKEN);
+    await until(page, LIVE, 'a live stream');
+    const revoked = await api(guarded.url, 'POST', '/dashboard/revoke', {
+      headers: { authorization: `Bearer ${GUARD_TOKEN}` },
+    });
+    expect(revoked.status).toBe(204);
+    const reloaded = await page.reload();
+    expect(reloaded?.status()).toBe(401);
+    expect(await page.locator('input[name=token]').count()).toBe(1);
   } finally {
     await page.close();
     await guarded.stop();

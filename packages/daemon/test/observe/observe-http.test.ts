@@ -1,12 +1,12 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { dashboardCookieValue } from '../../src/http/dashboard-auth.js';
 import { DaemonTap } from '../../src/observe/index.js';
 import { api } from '../helpers/http-client.js';
+import { signIn } from '../helpers/dashboard-sign-in.js';
 import { startInProcess, type InProcessDaemon } from '../helpers/in-process-daemon.js';
 
 // /metrics and /dashboard behind the API's gates (PROTOCOL §2): bearer token, Host, Origin; the
-// dashboard's browser sign-in (`?token=` on its routes only, then a cookie).
+// dashboard's browser cookie on its routes only (its sign-in: dashboard-sign-in.test.ts).
 
 const TOKEN = 'observe-test-token';
 
@@ -55,65 +55,55 @@ describe('with a token', () => {
     expect(scraped.text).toContain('sluice_prompts_admitted_total 0');
   });
 
-  test('GET /dashboard without credentials answers 401 with a sign-in form, never the page', async () => {
+  test('GET /dashboard without credentials answers 401 with a sign-in form that POSTs, never the page', async () => {
     const res = await api(sluice.url, 'GET', '/dashboard');
     expect(res.status).toBe(401);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain('<form method="post" action="/dashboard/sign-in">');
     expect(res.text).toContain('<input type="password" name="token"');
     expect(res.text).not.toContain('EventSource');
   });
 
-  test('?token= signs a browser in: a 303 to the bare URL with an HttpOnly SameSite=Strict cookie', async () => {
-    const res = await api(sluice.url, 'GET', `/dashboard?token=${TOKEN}`);
-    expect(res.status).toBe(303);
-    expect(res.headers.location).toBe('/dashboard');
-    expect(res.headers['set-cookie']).toEqual([
-      `sluice_dashboard=${dashboardCookieValue(TOKEN)}; Path=/dashboard; HttpOnly; SameSite=Strict`,
-    ]);
+  test('a signed-in browser gets the page, pinned by its Content-Security-Policy', async () => {
     const page = await api(sluice.url, 'GET', '/dashboard', {
-      headers: { cookie: `sluice_dashboard=${dashboardCookieValue(TOKEN)}` },
+      headers: { cookie: await signIn(sluice.url, TOKEN) },
     });
     expect(page.status).toBe(200);
     expect(page.headers['content-security-policy']).toMatch(/default-src 'none'; script-src 'sha256-/);
     expect(page.text).toContain("new EventSource('/dashboard/stream')");
   });
 
-  test('a wrong token or cookie is refused on the dashboard routes', async () => {
-    expect((await api(sluice.url, 'GET', '/dashboard?token=wrong')).status).toBe(401);
+  test('a wrong cookie is refused on the dashboard routes', async () => {
     expect(
       (await firstEvent(sluice.url, '/dashboard/stream', { cookie: 'sluice_dashboard=forged' })).status,
     ).toBe(401);
-    expect((await firstEvent(sluice.url, '/dashboard/stream?token=wrong')).status).toBe(401);
+    expect(
+      (await api(sluice.url, 'GET', '/dashboard', { headers: { cookie: 'sluice_dashboard=1.x' } })).status,
+    ).toBe(401);
   });
 
-  test('the dashboard cookie and ?token= open no other route', async () => {
-    const cookie = { cookie: `sluice_dashboard=${dashboardCookieValue(TOKEN)}` };
+  test('the dashboard cookie opens no other route, and ?token= opens none', async () => {
+    const cookie = { cookie: await signIn(sluice.url, TOKEN) };
     expect((await api(sluice.url, 'GET', '/capabilities', { headers: cookie })).status).toBe(401);
     expect((await api(sluice.url, 'GET', `/capabilities?token=${TOKEN}`)).status).toBe(401);
     expect((await api(sluice.url, 'GET', '/metrics', { headers: cookie })).status).toBe(401);
   });
 
-  test('the stream takes the cookie, the token in its query, or the bearer header', async () => {
-    const cookie = `sluice_dashboard=${dashboardCookieValue(TOKEN)}`;
-    for (const [path, headers] of [
-      ['/dashboard/stream', { cookie }],
-      [`/dashboard/stream?token=${TOKEN}`, {}],
-      ['/dashboard/stream', bearer],
-    ] as const) {
-      const first = await firstEvent(sluice.url, path, headers);
-      expect(first.status, path).toBe(200);
+  test('the stream takes the cookie or the bearer header', async () => {
+    const cookie = await signIn(sluice.url, TOKEN);
+    for (const headers of [{ cookie }, bearer]) {
+      const first = await firstEvent(sluice.url, '/dashboard/stream', headers);
+      expect(first.status).toBe(200);
       expect(first.event).toBe('snapshot');
       expect(first.data.scheduler.limits.maxConcurrency).toBe(4);
     }
   });
 
   test('the dashboard keeps the Host and Origin gates', async () => {
-    const cookie = `sluice_dashboard=${dashboardCookieValue(TOKEN)}`;
+    const cookie = await signIn(sluice.url, TOKEN);
     const foreignOrigin = { cookie, origin: 'http://evil.example' };
     expect((await firstEvent(sluice.url, '/dashboard/stream', foreignOrigin)).status).toBe(403);
-    const rebound = await api(sluice.url, 'GET', `/dashboard?token=${TOKEN}`, {
-      headers: { host: 'evil.example' },
-    });
+    const rebound = await api(sluice.url, 'GET', '/dashboard', { headers: { host: 'evil.example', cookie } });
     expect(rebound.status).toBe(403);
   });
 });

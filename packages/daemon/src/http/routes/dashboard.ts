@@ -2,7 +2,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import * as z from 'zod/mini';
 import { DashboardFeed, type DashboardSnapshot } from '../../observe/index.js';
 import { writeSse, type SseSource } from '../../wire/index.js';
-import { dashboardCookie, queryToken } from '../dashboard-auth.js';
+import { badInput } from '../openapi/route-doc.js';
 import { defineRoute, present, type Route } from '../route.js';
 
 /**
@@ -58,32 +58,24 @@ const page = defineRoute(
     tag: 'operations',
     summary: 'The live dashboard page',
     description:
-      'Also accepts `?token=` (sets an HttpOnly cookie and redirects), since a browser cannot send a bearer header on an EventSource.',
+      'With a token, a browser without the cookie `sluice_dashboard` gets `401` and a form that POSTs the token to `/dashboard/sign-in` (an EventSource cannot send a bearer header). A token in the URL (`?token=`) is refused: `400 token_in_url`.',
     metrics: true,
     responses: {
       200: text('The page.', 'text/html'),
+      400: badInput(['token_in_url']),
       401: text('A sign-in form, when a token is needed.', 'text/html'),
     },
   },
   {
-    handler:
-      ({ token }) =>
-      async (request, reply) => {
-        // The gate let the request in, so its `?token=` (if any) is right: trade it for the cookie.
-        if (token !== undefined && queryToken(request.url) !== undefined)
-          return reply
-            .code(303)
-            .header('Set-Cookie', dashboardCookie(token))
-            .header('Location', '/dashboard')
-            .send();
-        const { DASHBOARD_HTML, DASHBOARD_CSP } = await import('../../observe/dashboard-page.js');
-        return reply
-          .header('Content-Security-Policy', DASHBOARD_CSP)
-          .header('Cache-Control', 'no-store')
-          .header('X-Content-Type-Options', 'nosniff')
-          .type('text/html; charset=utf-8')
-          .send(DASHBOARD_HTML);
-      },
+    handler: () => async (_request, reply) => {
+      const { DASHBOARD_HTML, DASHBOARD_CSP } = await import('../../observe/dashboard-page.js');
+      return reply
+        .header('Content-Security-Policy', DASHBOARD_CSP)
+        .header('Cache-Control', 'no-store')
+        .header('X-Content-Type-Options', 'nosniff')
+        .type('text/html; charset=utf-8')
+        .send(DASHBOARD_HTML);
+    },
   },
 );
 
@@ -93,8 +85,13 @@ const stream = defineRoute(
     path: '/dashboard/stream',
     tag: 'operations',
     summary: "The dashboard's feed: one snapshot a second",
+    description:
+      'Takes the cookie `sluice_dashboard` (see `POST /dashboard/sign-in`) or the bearer header; `?token=` is refused (`400 token_in_url`).',
     metrics: true,
-    responses: { 200: text('Server-sent events, one snapshot each.', 'text/event-stream') },
+    responses: {
+      200: text('Server-sent events, one snapshot each.', 'text/event-stream'),
+      400: badInput(['token_in_url']),
+    },
   },
   {
     handler: ({ observed, heartbeatMs }) => {
@@ -116,6 +113,7 @@ const stream = defineRoute(
 
 /**
  * `GET /dashboard` (the page) and `GET /dashboard/stream` (its snapshots, one a second, as SSE
- * `snapshot` events), behind the same gates as the API (http/dashboard-auth.ts for browsers).
+ * `snapshot` events), behind the same gates as the API (http/dashboard-auth.ts for browsers,
+ * routes/dashboard-sign-in.ts for their sign-in).
  */
 export const DASHBOARD_ROUTES: readonly Route[] = [page, stream];

@@ -2,6 +2,7 @@ import type { Route } from '../route.js';
 import { ACP_ROUTES } from './acp.js';
 import { BUDGET_ROUTES } from './budgets.js';
 import { DASHBOARD_ROUTES } from './dashboard.js';
+import { DASHBOARD_SIGN_IN_ROUTES } from './dashboard-sign-in.js';
 import { DISCOVERY_ROUTES } from './discovery.js';
 import { EVENT_ROUTES } from './events.js';
 import { GATEWAY_ROUTES } from './gateway.js';
@@ -35,6 +36,7 @@ export const ROUTES: readonly Route[] = [
   OVERVIEW_ROUTE,
   METRICS_ROUTE,
   ...DASHBOARD_ROUTES,
+  ...DASHBOARD_SIGN_IN_ROUTES,
 ];
 
 /** The routes a daemon serves: the metrics and the dashboard only with its counters on. */
