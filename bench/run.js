@@ -19,6 +19,7 @@ export const PRODUCERS = [
   {
     id: 'scheduler',
     title: 'Model scheduler overhead',
+    slow: true,
     run: async ({ quick }) => (await benchScheduler({ quick })).markdown,
   },
   {
@@ -86,21 +87,28 @@ async function main(argv) {
     throw new Error(
       `--only=${only.join(',')} names no producer; known: ${PRODUCERS.map((p) => p.id).join(', ')}`,
     );
-  const fresh = new Map();
-  for (const producer of chosen) {
-    console.error(`${producer.id}: ${producer.title} …`);
-    fresh.set(producer.id, await measureSection(producer, () => producer.run({ quick })));
-  }
   const file = new URL('../BENCHMARKS.md', import.meta.url);
   const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  const body = composeBenchmarks({
-    header: `${HEADER}\n\nMachine: ${machine}.`,
-    order: PRODUCERS.map((p) => p.id),
-    fresh,
-    previous: existsSync(file) ? readFileSync(file, 'utf8') : '',
-  });
-  console.log([...fresh.values()].join('\n'));
-  if (!quick || argv.includes('--write')) writeFileSync(file, body);
+  const writing = !quick || argv.includes('--write');
+  const fresh = new Map();
+  // The slowest producer runs last, and the file is rewritten after each section: an
+  // interrupted run keeps what it measured.
+  for (const producer of [...chosen].sort((a, b) => Number(a.slow === true) - Number(b.slow === true))) {
+    console.error(`${producer.id}: ${producer.title} …`);
+    fresh.set(producer.id, await measureSection(producer, () => producer.run({ quick })));
+    console.log(fresh.get(producer.id));
+    if (!writing) continue;
+    const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    writeFileSync(
+      file,
+      composeBenchmarks({
+        header: `${HEADER}\n\nMachine: ${machine}.`,
+        order: PRODUCERS.map((p) => p.id),
+        fresh,
+        previous,
+      }),
+    );
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main(process.argv.slice(2));
