@@ -1,6 +1,11 @@
 import * as z from 'zod/mini';
 import { afterAll, afterEach, beforeAll, expect, test, vi } from 'vitest';
-import { openAcpStream, type AcpFrame, type AcpStream } from '../helpers/acp-client.js';
+import {
+  initializeAcpConnection,
+  openAcpStream,
+  type AcpFrame,
+  type AcpStream,
+} from '../helpers/acp-client.js';
 import { api } from '../helpers/http-client.js';
 import { servedRoutes } from '../../src/http/routes/index.js';
 import type { Route } from '../../src/http/route.js';
@@ -25,15 +30,7 @@ let acpConnection: string;
 beforeAll(async () => {
   sluice = await startSluice(['--echo-delay-ms', '1']);
   sessionId = (await api(sluice.url, 'POST', '/session', { body: {} })).body.sessionId;
-  const init = await api(sluice.url, 'POST', '/acp', {
-    body: {
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: 1, clientCapabilities: {} },
-    },
-  });
-  acpConnection = String(init.headers['acp-connection-id']);
+  acpConnection = await initializeAcpConnection(sluice.url);
 });
 afterAll(async () => {
   await sluice?.stop();
