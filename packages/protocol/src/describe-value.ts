@@ -16,6 +16,15 @@ export function describeValue(value: unknown, maxChars: number = DESCRIBED_VALUE
   return out.text();
 }
 
+/**
+ * `text` as it may be repeated in an error body: whole when it has at most `maxChars`
+ * characters, else its first `maxChars` followed by `…` (issue 28: no 9 MiB echoes). For a
+ * field of an error's body that carries a client's value verbatim (an id, a path, a header).
+ */
+export function clipText(text: string, maxChars: number = DESCRIBED_VALUE_MAX_CHARS): string {
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars)}…`;
+}
+
 /** Collects text up to a limit and remembers whether anything was cut. */
 class BoundedText {
   private readonly parts: string[] = [];

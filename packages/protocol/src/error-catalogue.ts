@@ -90,6 +90,8 @@ export const ERROR_CATALOGUE = {
   budget_exists: refused(409),
   budget_limit_reached: refused(409),
   budget_conflict: refused(409),
+  // A session credential names a budget no prompt of its session was sent with (issue 28).
+  budget_forbidden: refused(403),
   journal_not_readable: refused(501),
   // The transports' own refusals: bodies, queries, headers, ACP over HTTP, the gateway.
   invalid_body: refused(400),

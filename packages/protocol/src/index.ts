@@ -1,4 +1,4 @@
-export { DESCRIBED_VALUE_MAX_CHARS, describeValue } from './describe-value.js';
+export { DESCRIBED_VALUE_MAX_CHARS, clipText, describeValue } from './describe-value.js';
 export {
   integerInRange,
   invalidValue,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DESCRIBED_VALUE_MAX_CHARS, describeValue } from '../src/index.js';
+import { DESCRIBED_VALUE_MAX_CHARS, clipText, describeValue } from '../src/index.js';
 
 describe('describeValue: what an error message quotes of a bad value', () => {
   it('reads like JSON for small values', () => {
@@ -26,6 +26,18 @@ describe('describeValue: what an error message quotes of a bad value', () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.integer({ min: 1, max: 300 }), (value, max) => {
         expect(describeValue(value, max).length).toBeLessThanOrEqual(max + 1);
+      }),
+    );
+  });
+});
+
+describe('clipText: a body field that carries a client value (issue 28)', () => {
+  it('keeps text up to the limit whole and cuts longer text to the limit and an ellipsis', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 600 }), (text) => {
+        const clipped = clipText(text);
+        if (text.length <= DESCRIBED_VALUE_MAX_CHARS) expect(clipped).toBe(text);
+        else expect(clipped).toBe(`${text.slice(0, DESCRIBED_VALUE_MAX_CHARS)}…`);
       }),
     );
   });

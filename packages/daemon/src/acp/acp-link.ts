@@ -2,6 +2,7 @@ import type { AgentConnection, AnyMessage, AnyResponse, JsonRpcId } from '@agent
 import type { AcpDaemon } from './acp-daemon.js';
 import { PermissionError } from '../permissions/index.js';
 import { ACP_PROTOCOL_VERSION, buildAcpAgent, type AcpSessionHost } from './acp-agent.js';
+import { withoutEchoes } from './rpc-errors.js';
 
 /**
  * Where the answer to a request goes: the connection's own stream, or a session's stream. A
@@ -106,7 +107,9 @@ export class AcpLink {
         this.inbound = controller;
       },
     });
-    const writable = new WritableStream<AnyMessage>({ write: (message) => this.onOutbound(message) });
+    const writable = new WritableStream<AnyMessage>({
+      write: (message) => this.onOutbound(withoutEchoes(message)),
+    });
     const host: AcpSessionHost = {
       attach: (sessionId, clientId, replay) => {
         this.clients.set(sessionId, clientId);

@@ -1,5 +1,6 @@
 import { RequestError } from '@agentclientprotocol/sdk';
-import { mapError } from '../wire/index.js';
+import { clipText } from '@sluice/protocol';
+import { clipStrings, mapError } from '../wire/index.js';
 
 /** JSON-RPC error codes the ACP transports answer with (PROTOCOL §8). */
 export const RPC_CODE = {
@@ -53,6 +54,24 @@ export function toRequestError(error: unknown): RequestError {
     return new RequestError(RPC_CODE.internalError, error.message, data);
   }
   return new RequestError(RPC_CODE.internalError, 'Internal error', { errorKind: 'internal' });
+}
+
+/**
+ * `message` with no more than 200 characters of any client value in its error (issue 28): the
+ * SDK's own refusals quote what was sent (`"Method not found": <the whole method>`, with the
+ * method again in `data`). Every answer of an ACP connection, stdio or HTTP, passes here.
+ */
+export function withoutEchoes<M>(message: M): M {
+  const error = (message as { error?: unknown }).error;
+  if (typeof error !== 'object' || error === null) return message;
+  const { code, data } = error as { code?: unknown; data?: unknown };
+  const clipped: Record<string, unknown> = { ...(error as Record<string, unknown>) };
+  const method = (data as { method?: unknown } | undefined)?.method;
+  if (code === RPC_CODE.methodNotFound && typeof method === 'string')
+    clipped['message'] = `"Method not found": ${clipText(method)}`;
+  if (typeof data === 'object' && data !== null && !Array.isArray(data))
+    clipped['data'] = clipStrings(data as Record<string, unknown>);
+  return { ...message, error: clipped };
 }
 
 /** Whether `toRequestError` hid the cause: the operator should see it in the log. */

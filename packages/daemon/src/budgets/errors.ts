@@ -7,6 +7,7 @@ export type BudgetErrorCode = CodesOf<
   | 'budget_exists'
   | 'budget_limit_reached'
   | 'budget_conflict'
+  | 'budget_forbidden'
   | 'journal_not_readable'
 >;
 
@@ -69,6 +70,26 @@ export class BudgetConflictError extends DurableBudgetError {
 
   override wireDetails(): Record<string, unknown> {
     return { budgetId: this.turnBudget };
+  }
+}
+
+/**
+ * A session credential's call named a budget (`X-Sluice-Budget`) not attached to its session
+ * (`403`): a session's calls may charge only budgets a prompt of that session was run with;
+ * only the daemon token names any budget (docs/decisions/033).
+ */
+export class BudgetForbiddenError extends DurableBudgetError {
+  readonly code = 'budget_forbidden';
+  constructor(readonly budgetId: string) {
+    super(
+      `A session credential may charge only budgets its own session's prompts were sent with ` +
+        `(budgetId); budget "${budgetId}" is not one. Send the prompt with that budgetId, or ` +
+        `call with the daemon token`,
+    );
+  }
+
+  override wireDetails(): Record<string, unknown> {
+    return { budgetId: this.budgetId };
   }
 }
 

@@ -14,6 +14,7 @@ export {
 } from './durable-budgets.js';
 export {
   BudgetConflictError,
+  BudgetForbiddenError,
   BudgetExistsError,
   BudgetLimitReachedError,
   BudgetNotFoundError,

@@ -1,5 +1,5 @@
 import type { GenerationStopReason, ModelResponse, ModelStreamEvent, ToolCall, Usage } from '@sluice/runtime';
-import { mapError, type MappedError } from '../wire/index.js';
+import { clipStrings, mapError, type MappedError } from '../wire/index.js';
 
 /** What an OpenAI client reads from an error answer. */
 export interface OpenAIErrorAnswer {
@@ -10,7 +10,8 @@ export interface OpenAIErrorAnswer {
 
 /**
  * Any error as an OpenAI-style answer, with the status, headers and stable `code` of the one
- * error table (wire/error-map.ts). An upstream's own error object is relayed as it came.
+ * error table (wire/error-map.ts). An upstream's own error object is relayed as it came, its
+ * texts clipped to 200 characters (an upstream may quote a client's 300 KiB model name).
  */
 export function openAIError(error: unknown): OpenAIErrorAnswer {
   const mapped: MappedError = mapError(error);
@@ -20,7 +21,7 @@ export function openAIError(error: unknown): OpenAIErrorAnswer {
     return {
       statusCode: mapped.statusCode,
       headers: mapped.headers,
-      body: { error: upstream as Record<string, unknown> },
+      body: { error: clipStrings(upstream as Record<string, unknown>) },
     };
   const message = typeof body['error'] === 'string' ? body['error'] : 'Internal server error';
   const code = typeof body['code'] === 'string' ? body['code'] : null;

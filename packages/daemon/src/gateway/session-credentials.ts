@@ -19,6 +19,11 @@ export interface GatewayCaller {
   readonly signal: AbortSignal | undefined;
   /** The durable budget the running prompt was sent with: its calls are charged to it. */
   readonly budgetId?: string | undefined;
+  /**
+   * The budgets attached to the session: those its prompts were run with. Its calls may name
+   * only these (`X-Sluice-Budget`); none when absent. docs/decisions/033.
+   */
+  readonly budgets?: ReadonlySet<string>;
 }
 
 interface Entry {
@@ -47,6 +52,8 @@ export class SessionCredentials {
   private readonly byDigest = new Map<string, Entry>();
   private readonly bySession = new Map<string, Entry>();
   private readonly turns = new Map<string, RunningTurn>();
+  /** Per session: the budgets its turns ran with, the only ones its calls may name. */
+  private readonly attached = new Map<string, Set<string>>();
   /** Per shared process key: the agent's session ids of its sessions → Sluice session ids. */
   private readonly agentSessions = new Map<string, Map<string, string>>();
 
@@ -77,12 +84,16 @@ export class SessionCredentials {
 
   /** That agent session left process `key`: calls naming it are refused from now on. */
   unbindAgentSession(key: string, agentSessionId: string): void {
-    this.agentSessions.get(key)?.delete(agentSessionId);
+    const sessions = this.agentSessions.get(key);
+    const sessionId = sessions?.get(agentSessionId);
+    sessions?.delete(agentSessionId);
+    if (sessionId !== undefined) this.attached.delete(sessionId);
   }
 
   /** Ends the session's (or shared process's) credential: calls carrying it are refused from now on. */
   revoke(sessionId: string): void {
     this.turns.delete(sessionId);
+    this.attached.delete(sessionId);
     const entry = this.bySession.get(sessionId);
     if (entry === undefined) return;
     this.bySession.delete(sessionId);
@@ -103,10 +114,15 @@ export class SessionCredentials {
 
   /**
    * The session's turn `promptId` runs: calls made with its credential belong to it, and are
-   * charged to `budgetId` when the prompt named a durable budget.
+   * charged to `budgetId` when the prompt named a durable budget, which is attached to the
+   * session from now on (its calls may name it after the turn, too) until the credential ends.
    */
   beginTurn(sessionId: string, promptId: string, signal: AbortSignal, budgetId?: string): void {
     this.turns.set(sessionId, { promptId, signal, budgetId });
+    if (budgetId === undefined) return;
+    const attached = this.attached.get(sessionId);
+    if (attached === undefined) this.attached.set(sessionId, new Set([budgetId]));
+    else attached.add(budgetId);
   }
 
   /** The turn `promptId` ended; a later turn's `beginTurn` is not undone by a late call. */
@@ -139,6 +155,7 @@ export class SessionCredentials {
       promptId: turn?.promptId,
       signal: turn?.signal,
       budgetId: turn?.budgetId,
+      budgets: this.attached.get(sessionId) ?? NO_BUDGETS,
     };
   }
 }
@@ -147,6 +164,8 @@ export class SessionCredentials {
 export function isSessionCredential(token: string): boolean {
   return token.startsWith(SESSION_CREDENTIAL_PREFIX);
 }
+
+const NO_BUDGETS: ReadonlySet<string> = new Set();
 
 function digestOf(token: string): string {
   return createHash('sha256').update(token).digest('base64url');

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { SessionNotFoundError } from '../sessions/index.js';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { clipText } from '@sluice/protocol';
 import type { Daemon } from '../daemon.js';
 import { DEFAULT_SSE_HEARTBEAT_MS, mapError } from '../wire/index.js';
 import { registerJsonBody } from './json-body.js';
@@ -91,17 +92,18 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   registerJsonBody(app);
 
   const logger = options.logger;
-  app.setErrorHandler(async (thrown, request, reply) => {
+  // Before any route: every error a route answers, in any shape (the gateway's own), passes here.
+  if (logger !== undefined) app.addHook('onError', internalErrorLog(logger));
+  app.setErrorHandler(async (thrown, _request, reply) => {
     // A session that is stored but not loaded: say so (a store read, on the 404 path only).
     const error =
       thrown instanceof SessionNotFoundError ? await daemon.bridge.explainNotFound(thrown) : thrown;
     const mapped = mapError(error);
-    if (mapped.statusCode >= 500 && mapped.body['code'] === undefined)
-      logger?.error({ err: error, route: request.routeOptions.url }, 'request failed');
     void reply.code(mapped.statusCode).headers(mapped.headers).send(mapped.body);
   });
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?', 1)[0]} not found` });
+    const path = clipText(request.url.split('?', 1)[0] ?? '');
+    void reply.code(404).send({ error: `Route ${request.method} ${path} not found` });
   });
 
   const routes = servedRoutes(daemon.tap !== undefined);
@@ -125,6 +127,25 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   };
   for (const route of routes) route.mount(app, parts);
   return app;
+}
+
+/**
+ * The `onError` hook that logs an internal error — one that answers `500` without a stable
+ * code (`internal_error` in the counters) — at `error`, with fastify's request id (`req-N`), the
+ * route pattern and the error with its stack; never the URL, a header or the body, so no prompt
+ * text. fastify runs it before the server's error handler and a route's own (the model
+ * gateway's), so each such failure is logged once, on one path. Errors with a code are not.
+ */
+function internalErrorLog(logger: FailureLog) {
+  return (request: FastifyRequest, _reply: FastifyReply, error: Error, done: () => void): void => {
+    const mapped = mapError(error);
+    if (mapped.statusCode >= 500 && mapped.body['code'] === undefined)
+      logger.error(
+        { err: error, requestId: request.id, route: request.routeOptions.url ?? null },
+        'request failed',
+      );
+    done();
+  };
 }
 
 /** ACP's failure log: the server's, when it has one. */
@@ -158,6 +179,12 @@ function createFastify(options: ServerOptions): FastifyInstance {
     // the listening line) goes to `options.logger` directly. fastify's own diagnostics of misuse
     // (a reply sent twice and the like) are no longer logged.
     logger: false,
+    // The router's refusals (a malformed or over-long path parameter) answer from the one error
+    // table too: fastify's own bodies quote the whole path (issue 28: no echoes).
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      const mapped = mapError(error);
+      void reply.code(mapped.statusCode).headers(mapped.headers).send(mapped.body);
+    },
     // Routes validate their input in code (one error table, messages that name the value), so
     // fastify's JSON-schema compilers (ajv, fast-json-stringify: ~1/5 of start-up and several
     // MiB) are never loaded; a route that declared a schema would fail at registration.

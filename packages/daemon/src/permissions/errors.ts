@@ -20,7 +20,7 @@ export abstract class PermissionError extends CataloguedError<PermissionErrorCod
 export class PermissionRequestNotFoundError extends PermissionError {
   readonly code = 'permission_request_not_found';
   constructor(readonly requestId: string) {
-    super(`No open permission request with id "${requestId}"`);
+    super(`No open permission request with id ${describeValue(requestId)}`);
   }
 
   override wireDetails(): Record<string, unknown> {
@@ -43,7 +43,9 @@ export class InvalidOptionIdError extends PermissionError {
     readonly requestId: string,
     readonly optionId: string,
   ) {
-    super(`Option ${describeValue(optionId)} was not offered by permission request "${requestId}"`);
+    super(
+      `Option ${describeValue(optionId)} was not offered by permission request ${describeValue(requestId)}`,
+    );
   }
 
   override wireDetails(): Record<string, unknown> {

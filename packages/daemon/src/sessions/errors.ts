@@ -38,7 +38,7 @@ export class SessionNotFoundError extends SessionError {
   readonly code: SessionErrorCode = 'session_not_found';
   constructor(
     readonly sessionId: string,
-    message = `No session with id "${sessionId}"`,
+    message = `No session with id ${describeValue(sessionId)}`,
   ) {
     super(message);
   }
@@ -222,7 +222,7 @@ export class WorkspaceMismatchError extends SessionError {
     readonly cwd: string,
     readonly workspaces: readonly string[],
   ) {
-    super(`cwd "${cwd}" is not inside a served workspace (${workspaces.join(', ')})`);
+    super(`cwd ${describeValue(cwd)} is not inside a served workspace (${workspaces.join(', ')})`);
   }
 }
 

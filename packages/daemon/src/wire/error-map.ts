@@ -1,4 +1,4 @@
-import { CataloguedError } from '@sluice/protocol';
+import { CataloguedError, clipText } from '@sluice/protocol';
 
 /** What an error becomes on the wire. */
 export interface MappedError {
@@ -14,6 +14,9 @@ const FASTIFY_CODES: Record<string, { status: number; message?: string }> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'Invalid Content-Length' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'Invalid JSON in request body' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'Invalid JSON in request body' },
+  // The router's refusals (fastify's `frameworkErrors`): their own messages quote the whole path.
+  FST_ERR_BAD_URL: { status: 400, message: 'The URL is not valid: a malformed percent-encoding' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, message: 'A path parameter is longer than 100 characters' },
 };
 
 /**
@@ -28,7 +31,7 @@ export function mapError(error: unknown): MappedError {
     return {
       statusCode: form.status,
       headers: form.retryAfter === undefined ? {} : { 'Retry-After': String(form.retryAfter) },
-      body: { error: error.wireMessage(), code: error.code, ...error.wireDetails() },
+      body: { error: error.wireMessage(), code: error.code, ...clipStrings(error.wireDetails()) },
     };
   }
   const fields = typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : {};
@@ -43,7 +46,19 @@ export function mapError(error: unknown): MappedError {
   }
   const status = fields['statusCode'];
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return { statusCode: status, headers: {}, body: { error: (error as Error).message } };
+    return { statusCode: status, headers: {}, body: { error: clipText(String((error as Error).message)) } };
   }
   return { statusCode: 500, headers: {}, body: { error: 'Internal server error' } };
+}
+
+/**
+ * An error's body fields with every text clipped to 200 characters (issue 28): a field that
+ * carries a client's value (an id, a path) never repeats more of it. Messages quote values
+ * through `describeValue`, which clips the same way.
+ */
+export function clipStrings(fields: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields))
+    out[key] = typeof value === 'string' ? clipText(value) : value;
+  return out;
 }

@@ -2,7 +2,7 @@ import { RequestError } from '@agentclientprotocol/sdk';
 import { describe, expect, test } from 'vitest';
 import { ModelTimeoutErrorLike } from './fixtures.js';
 import { unsupportedSetting } from '../../src/acp/errors.js';
-import { RPC_CODE, toRequestError } from '../../src/acp/rpc-errors.js';
+import { RPC_CODE, toRequestError, withoutEchoes } from '../../src/acp/rpc-errors.js';
 import { mapError } from '../../src/wire/index.js';
 import { PermissionLimitExceededError, PermissionRequestNotFoundError } from '../../src/permissions/index.js';
 import {
@@ -119,5 +119,45 @@ describe('JSON-RPC error mapping (SPEC BP-10, PROTOCOL §8)', () => {
   test('§8 a RequestError passes through unchanged', () => {
     const original = RequestError.invalidParams({ cwd: 'required' });
     expect(toRequestError(original)).toBe(original);
+  });
+});
+
+describe('withoutEchoes: an ACP answer repeats at most 200 characters of a value (issue 28)', () => {
+  test('the SDK’s method-not-found keeps its words but not a 300 KiB method, in message or data', () => {
+    const method = 'm'.repeat(300 * 1024);
+    const sdk = RequestError.methodNotFound(method);
+    const answer = withoutEchoes({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: sdk.code, message: sdk.message, data: sdk.data },
+    });
+    expect(answer.error.message).toBe(`"Method not found": ${'m'.repeat(200)}…`);
+    expect(answer.error.data).toEqual({ method: `${'m'.repeat(200)}…` });
+    const short = RequestError.methodNotFound('session/nope');
+    expect(
+      withoutEchoes({ id: 2, error: { code: short.code, message: short.message, data: short.data } }).error,
+    ).toEqual({
+      code: -32601,
+      message: '"Method not found": session/nope',
+      data: { method: 'session/nope' },
+    });
+  });
+
+  test('results and other errors pass unchanged, but for their data’s texts', () => {
+    const result = { jsonrpc: '2.0', id: 3, result: { text: 'x'.repeat(1000) } };
+    expect(withoutEchoes(result)).toBe(result);
+    const error = {
+      id: 4,
+      error: {
+        code: RPC_CODE.invalidParams,
+        message: 'bad',
+        data: { errorKind: 'k', sessionId: 's'.repeat(300) },
+      },
+    };
+    expect(withoutEchoes(error).error).toEqual({
+      code: RPC_CODE.invalidParams,
+      message: 'bad',
+      data: { errorKind: 'k', sessionId: `${'s'.repeat(200)}…` },
+    });
   });
 });

@@ -6,10 +6,20 @@ describe('SessionCredentials', () => {
     const credentials = new SessionCredentials();
     const token = credentials.issue('s1');
     expect(isSessionCredential(token)).toBe(true);
-    expect(credentials.resolve(token)).toEqual({ sessionId: 's1', promptId: undefined, signal: undefined });
+    expect(credentials.resolve(token)).toEqual({
+      sessionId: 's1',
+      promptId: undefined,
+      signal: undefined,
+      budgets: new Set(),
+    });
     const signal = new AbortController().signal;
     credentials.beginTurn('s1', 'p1', signal);
-    expect(credentials.resolve(token)).toEqual({ sessionId: 's1', promptId: 'p1', signal });
+    expect(credentials.resolve(token)).toEqual({
+      sessionId: 's1',
+      promptId: 'p1',
+      signal,
+      budgets: new Set(),
+    });
     credentials.endTurn('s1', 'p0'); // a late end of an earlier turn changes nothing
     expect(credentials.resolve(token)?.promptId).toBe('p1');
     credentials.endTurn('s1', 'p1');
@@ -54,6 +64,7 @@ describe('SessionCredentials of a shared agent process', () => {
       promptId: 'p2',
       signal,
       budgetId: 'budget-x',
+      budgets: new Set(['budget-x']),
     });
     expect(credentials.resolve(token, 'agent-a')).toMatchObject({ sessionId: 's1', promptId: undefined });
     // without the header two sessions are ambiguous: the call is the process's own
@@ -79,5 +90,32 @@ describe('SessionCredentials of a shared agent process', () => {
     const token = credentials.issueShared('agent-process-1');
     credentials.bindAgentSession('agent-process-1', 'agent-a', 's1');
     expect(credentials.resolve(token)?.sessionId).toBe('s1');
+  });
+});
+
+describe('budgets attached to a session (issue 28 item 2)', () => {
+  it('collects the budgets its turns ran with, keeps them after the turn, drops them with the credential', () => {
+    const credentials = new SessionCredentials();
+    const token = credentials.issue('s1');
+    const signal = new AbortController().signal;
+    credentials.beginTurn('s1', 'p1', signal, 'b1');
+    credentials.endTurn('s1', 'p1');
+    credentials.beginTurn('s1', 'p2', signal);
+    credentials.beginTurn('s1', 'p3', signal, 'b2');
+    credentials.endTurn('s1', 'p3');
+    expect(credentials.resolve(token)?.budgets).toEqual(new Set(['b1', 'b2']));
+    credentials.revoke('s1');
+    expect(credentials.resolve(credentials.issue('s1'))?.budgets).toEqual(new Set());
+  });
+
+  it('a session that leaves a shared process takes its budgets along', () => {
+    const credentials = new SessionCredentials();
+    const token = credentials.issueShared('proc');
+    credentials.bindAgentSession('proc', 'agent-a', 's1');
+    credentials.beginTurn('s1', 'p1', new AbortController().signal, 'b1');
+    expect(credentials.resolve(token, 'agent-a')?.budgets).toEqual(new Set(['b1']));
+    credentials.unbindAgentSession('proc', 'agent-a');
+    credentials.bindAgentSession('proc', 'agent-a', 's1');
+    expect(credentials.resolve(token, 'agent-a')?.budgets).toEqual(new Set());
   });
 });

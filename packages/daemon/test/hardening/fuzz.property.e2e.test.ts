@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { initializeAcpConnection } from '../helpers/acp-client.js';
 import { api, type ApiResponse } from '../helpers/http-client.js';
 import { servedRoutes } from '../../src/http/routes/index.js';
 import { startSluice, type SluiceProcess } from '../helpers/sluice-process.js';
@@ -22,15 +23,7 @@ beforeAll(async () => {
   ]);
   sessionId = (await api(sluice.url, 'POST', '/session', { body: { sessionScope: 'thread' } })).body
     .sessionId;
-  const init = await api(sluice.url, 'POST', '/acp', {
-    body: {
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: 1, clientCapabilities: {} },
-    },
-  });
-  acpConnection = String(init.headers['acp-connection-id']);
+  acpConnection = await initializeAcpConnection(sluice.url);
 });
 afterAll(async () => {
   await sluice?.stop();

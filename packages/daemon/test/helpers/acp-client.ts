@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import * as acp from '@agentclientprotocol/sdk';
 import { createHttpStream } from '@agentclientprotocol/sdk/experimental/http-client';
+import { api } from './http-client.js';
 
 /** One frame of an ACP SSE stream: the bus event id (when it came from the bus) and the JSON-RPC message. */
 export interface AcpFrame {
@@ -140,3 +141,11 @@ export function clientApp(
 
 /** The `initialize` every test client sends. */
 export const INITIALIZE: acp.InitializeRequest = { protocolVersion: 1, clientCapabilities: {} };
+
+/** Opens an ACP-over-HTTP connection with `initialize` (`POST /acp`); resolves with its `Acp-Connection-Id`. */
+export async function initializeAcpConnection(baseUrl: string): Promise<string> {
+  const init = await api(baseUrl, 'POST', '/acp', {
+    body: { jsonrpc: '2.0', id: 0, method: 'initialize', params: INITIALIZE },
+  });
+  return String(init.headers['acp-connection-id']);
+}

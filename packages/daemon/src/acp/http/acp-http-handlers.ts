@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { AnyMessage, JsonRpcId } from '@agentclientprotocol/sdk';
-import { CodedError } from '@sluice/protocol';
+import { CodedError, describeValue } from '@sluice/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AcpHttpRegistry, type AcpHttpRegistryOptions } from './acp-http-registry.js';
 import { writeAcpSse } from './sse-writer.js';
@@ -45,7 +45,7 @@ function connectionOf(registry: AcpHttpRegistry, request: FastifyRequest) {
     throw new CodedError('acp_connection_id_required', 'Missing Acp-Connection-Id header');
   const connection = registry.get(id);
   if (connection === undefined)
-    throw new CodedError('acp_connection_not_found', `No ACP connection with id "${id}"`, {
+    throw new CodedError('acp_connection_not_found', `No ACP connection with id ${describeValue(id)}`, {
       connectionId: id,
     });
   return connection;

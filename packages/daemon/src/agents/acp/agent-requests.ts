@@ -1,4 +1,5 @@
 import type { AgentHost, PermissionRequest, SessionUpdate } from '../../sessions/index.js';
+import { describeValue } from '@sluice/protocol';
 import { RPC_ERROR, RpcError } from './json-rpc-channel.js';
 import type { SessionLink } from './session-link.js';
 import { readTextFile, writeTextFile } from './workspace-files.js';
@@ -22,7 +23,7 @@ function paramsObject(params: unknown): Record<string, unknown> {
 function requireLink(lookup: LinkLookup, params: Record<string, unknown>): SessionLink {
   const link = lookup(params['sessionId']);
   if (link === undefined)
-    throw new RpcError(RPC_ERROR.invalidParams, `unknown sessionId ${JSON.stringify(params['sessionId'])}`);
+    throw new RpcError(RPC_ERROR.invalidParams, `unknown sessionId ${describeValue(params['sessionId'])}`);
   return link;
 }
 
@@ -53,7 +54,7 @@ export async function answerAgentRequest(lookup: LinkLookup, method: string, raw
       return writeTextFile(requireLink(lookup, params).workspaceCwd, params);
     }
     default:
-      throw new RpcError(RPC_ERROR.methodNotFound, `Method not found: ${method}`);
+      throw new RpcError(RPC_ERROR.methodNotFound, `Method not found: ${describeValue(method)}`);
   }
 }
 

@@ -2,6 +2,7 @@ import { constants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, realpath, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { agentFileWork } from './file-work-limit.js';
+import { describeValue } from '@sluice/protocol';
 import { RPC_ERROR, RpcError } from './json-rpc-channel.js';
 
 /** Largest file an agent may read through the daemon. */
@@ -32,7 +33,7 @@ async function realTarget(target: string): Promise<string> {
           () => false,
         )
       )
-        throw new RpcError(RPC_ERROR.invalidParams, `path ${JSON.stringify(target)} is a dangling symlink`);
+        throw new RpcError(RPC_ERROR.invalidParams, `path ${describeValue(target)} is a dangling symlink`);
       const parent = dirname(current);
       if (parent === current) throw error;
       missing.push(current.slice(parent.length).replace(/^[\\/]+/, ''));
@@ -52,7 +53,7 @@ function inside(root: string, path: string): boolean {
  */
 export async function containedPath(root: string, path: unknown): Promise<string> {
   if (typeof path !== 'string' || !isAbsolute(path))
-    throw new RpcError(RPC_ERROR.invalidParams, `path must be an absolute path, got ${JSON.stringify(path)}`);
+    throw new RpcError(RPC_ERROR.invalidParams, `path must be an absolute path, got ${describeValue(path)}`);
   const realRoot = await realpath(root);
   const target = await realTarget(resolve(path));
   if (!inside(realRoot, target))

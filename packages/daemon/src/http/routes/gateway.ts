@@ -97,7 +97,8 @@ const chatCompletions = defineRoute(
     description:
       'Admission, one deadline, the journal and the snapshot of the model runtime. Takes the daemon ' +
       'token or a live per-session credential (`sluice-sess-…`), which attributes the call to its ' +
-      'session. Tools, tool calls, content parts and unknown fields pass through unchanged.',
+      "session and may name (`X-Sluice-Budget`) only budgets its session's prompts were sent with. " +
+      'Tools, tool calls, content parts and unknown fields pass through unchanged.',
     body: { schema: ChatCompletionRequest, required: true },
     responses: {
       200: {
@@ -106,6 +107,9 @@ const chatCompletions = defineRoute(
         stream: ChatCompletionChunks,
       },
       400: openAIErrorDoc('`invalid_chat_request`: the body is not a chat request.'),
+      403: openAIErrorDoc(
+        "`budget_forbidden`: a session credential's `X-Sluice-Budget` names a budget none of its session's prompts was sent with.",
+      ),
       413: openAIErrorDoc('The request is larger than the runtime admits.'),
       429: openAIErrorDoc('The model runtime is full; retry after `Retry-After` seconds.'),
       502: openAIErrorDoc('The provider failed; its own status and message when it gave one.'),
