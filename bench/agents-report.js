@@ -189,10 +189,10 @@ function describe({ size, sluice, versions, answer, quick }) {
   const extraArgs = sluice.args.length > 0 ? ` and \`${sluice.args.join(' ')}\`` : '';
   const extraEnv = Object.entries(sluice.env).map((pair) => pair.join('='));
   const env = extraEnv.length > 0 ? ` (its environment adds \`${extraEnv.join(' ')}\`)` : '';
+  // Both daemons start qwen with QWEN_CODE_NO_RELAUNCH (Sluice: AGENT_ENV_DEFAULTS), so each
+  // agent is one process; the diagnostic row of processes shows it.
   const relaunch =
-    sluice.env.QWEN_CODE_NO_RELAUNCH === undefined
-      ? ' qwen-code started as `cli.js --acp` relaunches itself in a child process with a larger heap unless `QWEN_CODE_NO_RELAUNCH` is set, which `qwen serve` sets for its agents: under Sluice each agent is two processes (the diagnostic row of processes).'
-      : '';
+    ' Both daemons start their qwen agents with `QWEN_CODE_NO_RELAUNCH` set, so each agent is one process (without it qwen-code relaunches itself in a child with a larger heap).';
   return [
     `qwen-code ${versions.qwen} \`--acp\` (on Node ${versions.node22}, the install of the real-agent tests, \`scripts/qwen-agent.ts\`) under the reference daemon \`qwen serve\` of the same install, and under the built \`sluice serve --agent "<that qwen --acp>"\` (Node ${process.version}) with default flags but \`--provider openai --model … --base-url <the fake model>\`${extraArgs}${env}; a third column adds \`--agent-sessions-per-process 16\`. Both daemons listen on a free loopback port without a token; each start gets a fresh scratch HOME (\`createQwenHome\`: OpenAI auth, telemetry and background model calls off) and a fresh workspace. \`qwen serve\`'s agent calls the fake model directly, Sluice's through Sluice's model gateway. The model (\`bench/agents-model.js\`, a child process) streams a ${answer.words}-word answer, ${answer.firstTokenMs} ms to the first word and ${answer.chunkMs} ms between words. The client is \`@qwen-code/sdk\` \`DaemonClient\` in the bench process.${relaunch}`,
     '',
