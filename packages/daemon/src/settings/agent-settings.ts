@@ -1,12 +1,5 @@
 import { MAX_TIMER_MS } from '@sluice/runtime';
-import {
-  DEFAULT_AGENT_IDLE_TIMEOUT_MS,
-  DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
-  DEFAULT_AGENT_MAX_PROCESSES,
-  DEFAULT_AGENT_SESSIONS_PER_PROCESS,
-  DEFAULT_AGENT_START_TIMEOUT_MS,
-  DEFAULT_AGENT_TURN_IDLE_TIMEOUT_MS,
-} from '../defaults.js';
+import * as defaults from '../defaults.js';
 import { agentList, int, type SettingTable } from '../kinds/index.js';
 
 /** External ACP agents as session backends, and the processes that run them. */
@@ -24,7 +17,7 @@ export const AGENT_SETTINGS = {
     topic: 'agents',
     scope: 'daemon',
     kind: int(1),
-    default: DEFAULT_AGENT_SESSIONS_PER_PROCESS,
+    default: defaults.DEFAULT_AGENT_SESSIONS_PER_PROCESS,
     help: 'sessions one agent process hosts',
   },
   agentMaxProcesses: {
@@ -32,7 +25,7 @@ export const AGENT_SETTINGS = {
     topic: 'agents',
     scope: 'daemon',
     kind: int(1),
-    default: DEFAULT_AGENT_MAX_PROCESSES,
+    default: defaults.DEFAULT_AGENT_MAX_PROCESSES,
     help: 'agent processes at once',
   },
   agentIdleTimeoutMs: {
@@ -40,7 +33,7 @@ export const AGENT_SETTINGS = {
     topic: 'agents',
     scope: 'daemon',
     kind: int(1, { max: MAX_TIMER_MS }),
-    default: DEFAULT_AGENT_IDLE_TIMEOUT_MS,
+    default: defaults.DEFAULT_AGENT_IDLE_TIMEOUT_MS,
     help: 'an agent process without a running turn is stopped after this long',
   },
   agentLivenessTimeoutMs: {
@@ -48,7 +41,7 @@ export const AGENT_SETTINGS = {
     topic: 'agents',
     scope: 'daemon',
     kind: int(1, { max: MAX_TIMER_MS }),
-    default: DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
+    default: defaults.DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
     help: 'an agent process that leaves a liveness probe unanswered this long is killed',
   },
   agentMemoryBudgetMb: {
@@ -64,7 +57,7 @@ export const AGENT_SETTINGS = {
     topic: 'agents',
     scope: 'daemon',
     kind: int(1, { max: MAX_TIMER_MS }),
-    default: DEFAULT_AGENT_START_TIMEOUT_MS,
+    default: defaults.DEFAULT_AGENT_START_TIMEOUT_MS,
     help: 'an agent that does not answer initialize, session/new or session/load this long is unavailable',
   },
   agentTurnIdleTimeoutMs: {
@@ -72,7 +65,7 @@ export const AGENT_SETTINGS = {
     topic: 'agents',
     scope: 'daemon',
     kind: int(0, { max: MAX_TIMER_MS }),
-    default: DEFAULT_AGENT_TURN_IDLE_TIMEOUT_MS,
+    default: defaults.DEFAULT_AGENT_TURN_IDLE_TIMEOUT_MS,
     help: 'a turn with neither agent output nor a model call this long ends agent_unresponsive; 0 = never',
   },
 } as const satisfies SettingTable;
