@@ -64,7 +64,8 @@ export class ProcessTree {
   }
 }
 
-interface ProcEntry {
+/** One process of the table: its ids and state, from `/proc/<pid>/stat`. */
+export interface ProcEntry {
   readonly pid: number;
   readonly ppid: number;
   readonly pgrp: number;
@@ -72,7 +73,7 @@ interface ProcEntry {
 }
 
 /** Every process of this machine's `/proc` (undefined where there is none: no tree is tracked). */
-function processTable(): ProcEntry[] | undefined {
+export function processTable(): ProcEntry[] | undefined {
   let names: string[];
   try {
     names = readdirSync('/proc');
@@ -95,7 +96,7 @@ function processTable(): ProcEntry[] | undefined {
 }
 
 /** The pids below `root` by parent pid. */
-function descendants(table: readonly ProcEntry[], root: number): number[] {
+export function descendants(table: readonly ProcEntry[], root: number): number[] {
   const children = new Map<number, number[]>();
   for (const entry of table) {
     if (entry.state === 'Z') continue;
@@ -104,9 +105,13 @@ function descendants(table: readonly ProcEntry[], root: number): number[] {
     else list.push(entry.pid);
   }
   const found: number[] = [];
+  const seen = new Set<number>();
   const stack = [root];
   while (stack.length > 0) {
     const pid = stack.pop()!;
+    // A table read while pids are reused could hold a cycle: visit each pid once.
+    if (seen.has(pid)) continue;
+    seen.add(pid);
     found.push(pid);
     for (const child of children.get(pid) ?? []) stack.push(child);
   }
