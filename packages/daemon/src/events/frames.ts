@@ -30,13 +30,22 @@ export interface EventEnvelope {
 /**
  * One SSE frame, ready to write: `id: <id>` (only when `id` is set), `event: <type>`,
  * `data: <json>`, blank line. `json` is the envelope serialized once, when the frame was made,
- * and is shared by every subscriber; it never contains a line break.
+ * and is shared by every subscriber; it never contains a line break. The frame keeps only that
+ * text, not the envelope object it was made from: a session's replay ring holds frames for the
+ * session's life, and an agent's large updates (qwen's command list carries every skill's text,
+ * ~1.5 MB) would otherwise be held twice per session. `envelope` parses the text on each read.
  */
-export interface EventFrame {
-  readonly id: number | undefined;
-  readonly type: string;
-  readonly json: string;
-  readonly envelope: EventEnvelope;
+export class EventFrame {
+  constructor(
+    readonly id: number | undefined,
+    readonly type: string,
+    readonly json: string,
+  ) {}
+
+  /** The envelope, parsed from {@link json} (a fresh object on each read). */
+  get envelope(): EventEnvelope {
+    return JSON.parse(this.json) as EventEnvelope;
+  }
 }
 
 /** `data` of `state_resync_required`: the ids in `(lastDeliveredId, earliestAvailableId)` are lost. */
@@ -74,7 +83,7 @@ export interface ClientEvictedData {
 /** Makes an id-less frame, e.g. the SSE route's `stream_error`. */
 export function syntheticFrame(type: string, data: unknown, serverTimestamp: number): EventFrame {
   const envelope: EventEnvelope = { v: EVENT_ENVELOPE_VERSION, type, data, _meta: { serverTimestamp } };
-  return { id: undefined, type, json: JSON.stringify(envelope), envelope };
+  return new EventFrame(undefined, type, JSON.stringify(envelope));
 }
 
 /** The SSE text of `frame`, ending with the blank line that dispatches it. */
