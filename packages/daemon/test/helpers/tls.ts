@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request, type RequestOptions } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,8 @@ export interface TestCertificate {
   cert: string;
 }
 
+const NEW_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+
 /** A new P-256 key and a certificate for `subjectAltNames` (default localhost and 127.0.0.1), valid a day. */
 export function makeCertificate(
   subjectAltNames: readonly string[] = ['DNS:localhost', 'IP:127.0.0.1'],
@@ -23,14 +25,51 @@ export function makeCertificate(
   const dir = mkdtempSync(join(tmpdir(), 'sluice-tls-'));
   const certFile = join(dir, 'cert.pem');
   const keyFile = join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes']
-      .concat(['-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=sluice-test'])
-      .concat(['-addext', `subjectAltName=${subjectAltNames.join(',')}`]),
-    { stdio: 'ignore' },
+  openssl(
+    ['req', '-x509', ...NEW_KEY, '-keyout', keyFile, '-out', certFile, '-days', '1'].concat([
+      '-subj',
+      '/CN=sluice-test',
+      '-addext',
+      `subjectAltName=${subjectAltNames.join(',')}`,
+    ]),
   );
   return { dir, certFile, keyFile, cert: readFileSync(certFile, 'utf8') };
+}
+
+/** A self-signed certificate that expired on 2 January 2020 (`openssl ca` sets the dates). */
+export function makeExpiredCertificate(): TestCertificate {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-tls-'));
+  const [certFile, keyFile, request, config] = ['cert.pem', 'key.pem', 'req.csr', 'ca.cnf'].map((f) =>
+    join(dir, f),
+  );
+  writeFileSync(join(dir, 'index.txt'), '');
+  writeFileSync(join(dir, 'serial'), '01\n');
+  writeFileSync(
+    config!,
+    `[ca]\ndefault_ca=own\n[own]\ndatabase=${dir}/index.txt\nnew_certs_dir=${dir}\nserial=${dir}/serial\n` +
+      'default_md=sha256\npolicy=any\n[any]\ncommonName=supplied\n',
+  );
+  openssl(['req', '-new', ...NEW_KEY, '-keyout', keyFile!, '-out', request!, '-subj', '/CN=sluice-expired']);
+  openssl(
+    [
+      'ca',
+      '-batch',
+      '-config',
+      config!,
+      '-selfsign',
+      '-keyfile',
+      keyFile!,
+      '-in',
+      request!,
+      '-out',
+      certFile!,
+    ].concat(['-startdate', '20200101000000Z', '-enddate', '20200102000000Z', '-notext']),
+  );
+  return { dir, certFile: certFile!, keyFile: keyFile!, cert: readFileSync(certFile!, 'utf8') };
+}
+
+function openssl(args: string[]): void {
+  execFileSync('openssl', args, { stdio: 'ignore' });
 }
 
 /** An HTTPS answer, its body read whole. */

@@ -1,8 +1,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runSluice } from '../helpers/sluice-process.js';
-import { makeCertificate, type TestCertificate } from '../helpers/tls.js';
+import { runSluice, startSluice } from '../helpers/sluice-process.js';
+import { makeCertificate, makeExpiredCertificate, type TestCertificate } from '../helpers/tls.js';
 
 // A TLS setting that cannot serve refuses the start, exit 1, with one line naming the setting
 // as the operator gave it (flag, variable or config key) and the file (docs/decisions/034).
@@ -88,4 +88,26 @@ describe('TLS settings that cannot serve refuse the start', () => {
       error: `--tls-key is missing: ${config}: tls-cert needs it (HTTPS takes a certificate and its key)`,
     });
   });
+});
+
+test('an expired certificate starts, with a warning at any level that clients will refuse it', async () => {
+  const expired = makeExpiredCertificate();
+  try {
+    const sluice = await startSluice(['--tls-cert', expired.certFile, '--tls-key', expired.keyFile], {
+      SLUICE_LOG_LEVEL: 'error',
+    });
+    await sluice.stop();
+    const warning = sluice
+      .stderr()
+      .split('\n')
+      .find((line) => line.includes('"certFile"'));
+    expect(JSON.parse(warning ?? '{}')).toMatchObject({
+      level: 40,
+      certFile: expired.certFile,
+      validTo: '2020-01-02T00:00:00.000Z',
+      msg: 'the TLS certificate has expired: clients will refuse it',
+    });
+  } finally {
+    rmSync(expired.dir, { recursive: true, force: true });
+  }
 });
