@@ -53,6 +53,13 @@ export interface ServerOptions {
   requestLog?: RequestLog;
   /** Wall-clock ms for the expiry of browser sign-in cookies; default `Date.now`. */
   now?: () => number;
+  /** Serve HTTPS with this PEM certificate and key (docs/decisions/034); absent = plain HTTP. */
+  tls?: { cert: Buffer | string; key: Buffer | string };
+  /**
+   * The port of the loopback listener agent processes reach the gateway on under TLS
+   * (http/agent-gateway-listener.ts), once it listens; its Host is then the daemon's own.
+   */
+  agentGatewayPort?: () => number;
 }
 
 /**
@@ -68,7 +75,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   // A browser's sign-in to the dashboard, keyed by this token and a key drawn now.
   const cookie =
     options.token !== undefined && daemon.tap !== undefined
-      ? dashboardCookie(options.token, options.now)
+      ? dashboardCookie(options.token, { secure: options.tls !== undefined, now: options.now })
       : undefined;
   if (options.requestLog !== undefined) app.addHook('onResponse', requestLogHook(options.requestLog));
 
@@ -81,6 +88,8 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
     securityGate({
       hostname: options.hostname,
       port,
+      scheme: options.tls === undefined ? 'http' : 'https',
+      ...(options.agentGatewayPort === undefined ? {} : { agentGatewayPort: options.agentGatewayPort }),
       token: options.token,
       requireAuth: options.requireAuth ?? false,
       allowOrigins: options.allowOrigins ?? [],
@@ -163,15 +172,14 @@ function createFastify(options: ServerOptions): FastifyInstance {
     options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
   );
   const maxConnections = positiveInteger('maxConnections', options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+  const bounds = serverBounds(requestTimeoutMs);
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,
     // A slow body is answered 408 and its connection closed once the whole request has not
     // arrived in time; node checks every connection at `connectionsCheckingInterval`.
     requestTimeout: requestTimeoutMs,
-    http: {
-      headersTimeout: requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(1_000, Math.max(50, Math.floor(requestTimeoutMs / 4))),
-    },
+    // With TLS, fastify hands only `https` to the server: the same bounds go there.
+    ...(options.tls === undefined ? { http: bounds } : { https: { ...bounds, ...options.tls } }),
     return503OnClosing: true,
     // fastify gets no logger: with one it builds a child logger and response listeners for every
     // request (~3 % of the 503 path) and loads pino's fastify glue at start-up, though requests
@@ -194,4 +202,15 @@ function createFastify(options: ServerOptions): FastifyInstance {
   }) as unknown as FastifyInstance;
   app.server.maxConnections = maxConnections;
   return app;
+}
+
+/** The node server's bounds on a request's headers, for `requestTimeoutMs` (fastify's `http`/`https`). */
+export function serverBounds(requestTimeoutMs: number): {
+  headersTimeout: number;
+  connectionsCheckingInterval: number;
+} {
+  return {
+    headersTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, Math.max(50, Math.floor(requestTimeoutMs / 4))),
+  };
 }
