@@ -1,6 +1,6 @@
 // `@sluice/runtime`: the model runtime's public face. The OpenAI-compatible provider is on
-// `@sluice/runtime/openai`, the queue on `@sluice/runtime/queue`, test doubles on
-// `@sluice/runtime/testing`.
+// `@sluice/runtime/openai`, the Anthropic one on `@sluice/runtime/anthropic`, the queue on
+// `@sluice/runtime/queue`, test doubles on `@sluice/runtime/testing`.
 
 export { ModelRuntime, type ModelRuntimeOptions } from './gateway/model-runtime.js';
 export { SharedModelRuntime, type SharedModelRuntimeOptions } from './gateway/shared-model-runtime.js';

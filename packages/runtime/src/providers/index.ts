@@ -1,2 +1,3 @@
 export { EchoProvider, estimateTokens, type EchoProviderOptions } from './echo-provider.js';
-// The OpenAI-compatible provider is exported by `@sluice/runtime/openai` (src/openai.ts) only.
+// The OpenAI-compatible and Anthropic providers are exported by `@sluice/runtime/openai` and
+// `@sluice/runtime/anthropic` (src/openai.ts, src/anthropic.ts) only.
