@@ -169,7 +169,7 @@ class Answer {
       res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
       return true;
     };
-    const usage = { input_tokens: this.usage.input_tokens, output_tokens: 1 };
+    const usage = { ...this.usage, output_tokens: 1 };
     await send('message_start', { message: { ...this.head(), content: [], stop_reason: null, usage } });
     res.write('event: ping\ndata: {"type": "ping"}\n\n');
     const chunks = reply.chunks ?? splitWords(this.text);
