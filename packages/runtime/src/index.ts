@@ -73,7 +73,12 @@ export { JOURNAL_SCHEMA_VERSION } from './journal/sqlite-schema.js';
 export { SqliteJournalPruner, type PruneBatch } from './journal/sqlite-journal-pruner.js';
 export { INTERRUPTED_MESSAGE, interruptedResult, type OpenCallRequest } from './journal/sqlite-reconcile.js';
 
-export { EchoProvider, estimateTokens, type EchoProviderOptions } from './providers/index.js';
+export {
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+  EchoProvider,
+  estimateTokens,
+  type EchoProviderOptions,
+} from './providers/index.js';
 export { CallIdGenerator } from './ids.js';
 export type { CapacityClaim, CapacityEvents, CapacityPort } from './scheduler/capacity-port.js';
 export { SharedScheduler, type SharedSchedulerOptions } from './scheduler/shared-scheduler.js';

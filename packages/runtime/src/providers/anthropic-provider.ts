@@ -10,13 +10,11 @@ import type {
   ProviderCallOptions,
 } from '../types.js';
 import { MessageStreamReader, responseOf } from './anthropic-answer.js';
-import { isObject, messagesBody } from './anthropic-wire.js';
+import { DEFAULT_ANTHROPIC_MAX_TOKENS, isObject, messagesBody } from './anthropic-wire.js';
 import { HttpCallScope, httpURL, networkCode, nonEmptyEnv } from './http-call-scope.js';
 import { detail, statusError } from './openai-http.js';
 
 const DEFAULT_BASE_URL = 'https://api.anthropic.com';
-/** `max_tokens` of a call that names none: the Messages API requires one. */
-export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 
 /** Options of {@link AnthropicProvider}; `baseURL` and `apiKey` fall back to the environment. */
 export interface AnthropicProviderOptions {

@@ -7,6 +7,9 @@ import {
   type ToolSpec,
 } from '../types.js';
 
+/** `max_tokens` of a call that names none: the Messages API requires one. */
+export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
+
 /** One content block of an Anthropic message, as sent. */
 type Block = Record<string, unknown> & { type: string };
 /** One message of the Messages API: the roles alternate, `system` is not one of them. */

@@ -5,7 +5,7 @@ import { checkMessagesBody } from './messages-body-check.js';
 
 /** How the fake server answers one Messages request. Every field is optional. */
 export interface FakeMessagesReply {
-  /** Answer text; default `Hello from the fake Anthropic server`. */
+  /** Answer text; default `chunks` joined, else `Hello from the fake Anthropic server`. */
   text?: string;
   /** Stream text deltas; default `text` split after each word. */
   chunks?: readonly string[];
@@ -148,7 +148,10 @@ class Answer {
       arguments: call.arguments,
       pieces: splitInto(call.arguments, call.argumentChunks ?? 3),
     }));
-    this.text = reply.text ?? (this.tools.length > 0 ? '' : 'Hello from the fake Anthropic server');
+    this.text =
+      reply.text ??
+      reply.chunks?.join('') ??
+      (this.tools.length > 0 ? '' : 'Hello from the fake Anthropic server');
     this.stopReason =
       reply.stopReason === undefined ? (this.tools.length > 0 ? 'tool_use' : 'end_turn') : reply.stopReason;
     this.usage = reply.usage ?? { input_tokens: promptWords(body), output_tokens: words(this.text) };
