@@ -11,7 +11,7 @@ import type {
 } from '../types.js';
 import { MessageStreamReader, responseOf } from './anthropic-answer.js';
 import { DEFAULT_ANTHROPIC_MAX_TOKENS, isObject, messagesBody } from './anthropic-wire.js';
-import { HttpCallScope, httpURL, networkCode, nonEmptyEnv } from './http-call-scope.js';
+import { HttpCallScope, httpURL, nonEmptyEnv, transportError, unreachable } from './http-call-scope.js';
 import { detail, statusError } from './openai-http.js';
 
 const DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -156,9 +156,7 @@ const RETRYABLE_TYPES: ReadonlySet<string> = new Set([
 /** Maps a client or transport failure to a ProviderError; messages never carry prompt text. */
 function toProviderError(endpoint: string, error: unknown): ProviderError {
   if (error instanceof APIConnectionError) {
-    return new ProviderError(`could not reach ${endpoint}${detail(networkCode(error))}`, true, undefined, {
-      cause: error,
-    });
+    return unreachable(endpoint, error);
   }
   if (error instanceof APIError) {
     // The body is `{type: "error", error: {type, message}}`; the inner object is what is relayed.
@@ -175,18 +173,5 @@ function toProviderError(endpoint: string, error: unknown): ProviderError {
     const retryAfter = error.headers?.get('retry-after') ?? undefined;
     return statusError(endpoint, error.status, inner ?? body, retryAfter, inner);
   }
-  if (error instanceof SyntaxError) return new ProviderError(`${endpoint} sent a malformed response`, false);
-  if (error instanceof TypeError || networkCode(error) !== undefined) {
-    // undici reports a connection lost mid-body as `TypeError: terminated`.
-    return new ProviderError(
-      `connection to ${endpoint} failed${detail(networkCode(error))}`,
-      true,
-      undefined,
-      {
-        cause: error,
-      },
-    );
-  }
-  const name = error instanceof Error ? error.name : typeof error;
-  return new ProviderError(`call to ${endpoint} failed${detail(name)}`, false, undefined, { cause: error });
+  return transportError(endpoint, error);
 }

@@ -1,5 +1,6 @@
 import { type Clock, type TimerHandle } from '../clock.js';
 import { ProviderError } from '../errors.js';
+import { detail } from './openai-http.js';
 import type { ProviderCallOptions } from '../types.js';
 
 /** How one SDK's failure (not an abort, not the scope's timeout) becomes a {@link ProviderError}. */
@@ -99,4 +100,31 @@ export function httpURL(value: string, option = 'baseURL'): URL {
 export function nonEmptyEnv(name: string): string | undefined {
   const value = process.env[name];
   return value === undefined || value === '' ? undefined : value;
+}
+
+/** An SDK's connection error: the endpoint could not be reached. */
+export function unreachable(endpoint: string, error: unknown): ProviderError {
+  return new ProviderError(`could not reach ${endpoint}${detail(networkCode(error))}`, true, undefined, {
+    cause: error,
+  });
+}
+
+/**
+ * A failure that is not the SDK's own error class: a malformed body, a connection lost mid-body
+ * (undici's `TypeError: terminated`), else an unknown failure named by its class only.
+ */
+export function transportError(endpoint: string, error: unknown): ProviderError {
+  if (error instanceof SyntaxError) return new ProviderError(`${endpoint} sent a malformed response`, false);
+  if (error instanceof TypeError || networkCode(error) !== undefined) {
+    return new ProviderError(
+      `connection to ${endpoint} failed${detail(networkCode(error))}`,
+      true,
+      undefined,
+      {
+        cause: error,
+      },
+    );
+  }
+  const name = error instanceof Error ? error.name : typeof error;
+  return new ProviderError(`call to ${endpoint} failed${detail(name)}`, false, undefined, { cause: error });
 }

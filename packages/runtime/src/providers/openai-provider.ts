@@ -10,7 +10,7 @@ import type {
   ProviderCallOptions,
   Usage,
 } from '../types.js';
-import { HttpCallScope, httpURL, networkCode, nonEmptyEnv } from './http-call-scope.js';
+import { HttpCallScope, httpURL, nonEmptyEnv, transportError, unreachable } from './http-call-scope.js';
 import { JsonPoster, detail, httpStatusError, statusError } from './openai-http.js';
 import { chunkEvents, streamingBody, stopReasonOf, toolCallsOf, usageOf, wireBody } from './openai-wire.js';
 
@@ -195,9 +195,7 @@ export class OpenAIProvider implements ModelProvider {
 /** Maps a client or transport failure to a ProviderError; messages never carry prompt text. */
 function toProviderError(endpoint: string, error: unknown): ProviderError {
   if (error instanceof APIConnectionError) {
-    return new ProviderError(`could not reach ${endpoint}${detail(networkCode(error))}`, true, undefined, {
-      cause: error,
-    });
+    return unreachable(endpoint, error);
   }
   if (error instanceof APIError) {
     if (error.status === undefined)
@@ -205,18 +203,5 @@ function toProviderError(endpoint: string, error: unknown): ProviderError {
     const retryAfter = error.headers?.get('retry-after') ?? undefined;
     return statusError(endpoint, error.status, error.error, retryAfter, error);
   }
-  if (error instanceof SyntaxError) return new ProviderError(`${endpoint} sent a malformed response`, false);
-  if (error instanceof TypeError || networkCode(error) !== undefined) {
-    // undici reports a connection lost mid-body as `TypeError: terminated`.
-    return new ProviderError(
-      `connection to ${endpoint} failed${detail(networkCode(error))}`,
-      true,
-      undefined,
-      {
-        cause: error,
-      },
-    );
-  }
-  const name = error instanceof Error ? error.name : typeof error;
-  return new ProviderError(`call to ${endpoint} failed${detail(name)}`, false, undefined, { cause: error });
+  return transportError(endpoint, error);
 }
