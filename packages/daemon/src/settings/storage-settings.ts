@@ -24,6 +24,7 @@ export const STORAGE_SETTINGS = {
     kind: text(),
     defaultText: 'SQLite in --data-dir',
     help: 'a PostgreSQL database (postgres://user@host:port/database) holding the journal and sessions, shared by a fleet of daemons',
+    secret: true,
   },
   advertiseUrl: {
     flag: '--advertise-url <url>',
@@ -54,6 +55,7 @@ export const STORAGE_SETTINGS = {
     scope: 'daemon',
     kind: redisUrl,
     help: 'share the model limits with every daemon of the fleet through this Redis (redis://host:port)',
+    secret: true,
   },
   fleetName: {
     flag: '--fleet-name <name>',
