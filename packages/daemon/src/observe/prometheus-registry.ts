@@ -116,7 +116,7 @@ class DistributionHistogram extends Histogram {
 const labeled = (counts: LabeledCounts): Series => counts.entries();
 
 /**
- * The registry of a daemon's metrics (docs/metrics.md): the tap's counters and distributions and
+ * The registry of a daemon's metrics (docs/reference/metrics.md): the tap's counters and distributions and
  * the live state its API reports, read at every scrape, plus prom-client's process defaults.
  */
 export function createMetricsRegistry(source: ObservedDaemon): MetricsRegistry {
