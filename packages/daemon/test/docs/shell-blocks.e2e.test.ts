@@ -17,7 +17,7 @@ import { ROOT, documentationFiles, fencedBlocks, type DocTestMode } from '../../
 /** The user documentation: the README and the pages of docs/ (not the decisions or references). */
 const PAGES = documentationFiles().filter((file) => file === 'README.md' || /^docs\/[^/]+\.md$/.test(file));
 /** The most a block may take before it is killed and failed. */
-const BLOCK_TIMEOUT_MS = 30_000;
+const BLOCK_TIMEOUT_MS = 60_000;
 
 interface Daemon {
   readonly pid: number;
@@ -197,6 +197,6 @@ describe('the doc-test: the shell blocks of the documentation run against a buil
       }
       expect(failures).toEqual([]);
     },
-    180_000,
+    300_000,
   );
 });
