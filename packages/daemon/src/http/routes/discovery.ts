@@ -1,3 +1,4 @@
+import { daemonVersion } from '../../version.js';
 import { defineRoute, type Route, type RouteParts } from '../route.js';
 import { Capabilities, Health, SchedulerSnapshot } from '../schemas/discovery-schemas.js';
 
@@ -97,5 +98,6 @@ function capabilities({ sessions, runtime, workspace }: RouteParts): Record<stri
       model: { ...runtime.limits },
     },
     runtime: { provider: runtime.provider.name, model: runtime.provider.defaultModel },
+    version: daemonVersion(),
   };
 }
