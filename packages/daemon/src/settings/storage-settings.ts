@@ -41,6 +41,14 @@ export const STORAGE_SETTINGS = {
     defaultText: String(DEFAULT_STORE_LEASE_MS),
     help: 'how long this daemon stays owner of its sessions and calls in --store without renewing',
   },
+  storePurgeVacuum: {
+    flag: '--store-purge-vacuum <mode>',
+    topic: 'storage',
+    scope: 'daemon',
+    kind: oneOf(['plain', 'full']),
+    defaultText: 'plain',
+    help: 'after a purge, VACUUM the tables it deleted from (plain: no lock on writers; full: also rewrites their files, locking each table meanwhile) (with --store)',
+  },
   journalRetentionDays: {
     flag: '--journal-retention-days <days>',
     topic: 'storage',
