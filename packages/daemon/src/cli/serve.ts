@@ -24,7 +24,15 @@ export type DaemonFlags = CommandOptions<'daemon' | 'command'> & {
 export type ServeOptions = DaemonFlags & CommandOptions<'serve'>;
 
 /** Thrown for a start-up refusal; the CLI prints the message and exits 1. */
-export class StartupError extends Error {}
+export class StartupError extends Error {
+  /** `code`: what the one line on a terminal ends with, e.g. `invalid_config`, `listen_failed`. */
+  constructor(
+    message: string,
+    readonly code = 'invalid_config',
+  ) {
+    super(message);
+  }
+}
 
 /** The token to require: flag, then `SLUICE_TOKEN`, then `QWEN_SERVER_TOKEN`; empty refuses. */
 export function resolveToken(flag: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
@@ -101,8 +109,9 @@ async function openSharedStore(
     return await openFleetStorage(config, events);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code === 'store_unreachable' || code === 'store_schema_too_new' || error instanceof RangeError)
-      throw new StartupError(`--store: ${(error as Error).message}`);
+    if (code === 'store_unreachable' || code === 'store_schema_too_new')
+      throw new StartupError(`--store: ${(error as Error).message}`, code);
+    if (error instanceof RangeError) throw new StartupError(`--store: ${error.message}`);
     throw error;
   }
 }
@@ -189,6 +198,7 @@ export async function serve(
     const flag = code === 'EADDRINUSE' || code === 'EACCES' ? '--port' : '--hostname';
     throw new StartupError(
       `${flag}: cannot listen on ${options.hostname}:${options.port}: ${(error as Error).message}`,
+      'listen_failed',
     );
   }
   const address = app.server.address();
