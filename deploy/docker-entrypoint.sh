@@ -11,4 +11,4 @@ if [ -n "${SLUICE_TOKEN_FILE:-}" ]; then
   SLUICE_TOKEN=$(cat "$SLUICE_TOKEN_FILE")
   export SLUICE_TOKEN
 fi
-exec node "${SLUICE_BIN:-/app/packages/daemon/dist/bundle/sluice.js}" "$@"
+exec "${SLUICE_BIN:-/opt/sluice/bin/sluice}" "$@"

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { DEFAULT_DRAIN_TIMEOUT_MS } from '../packages/daemon/src/defaults.js';
 import { ensureDebianPackage } from '../packages/daemon/test/helpers/debian-package.js';
-import { lintDockerfile, lintUnit } from './deploy-lint.js';
+import { lintDockerfile, lintUnit, parseDockerfile } from './deploy-lint.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DOCKERFILE = readFileSync(join(ROOT, 'deploy/Dockerfile'), 'utf8');
@@ -55,14 +55,48 @@ describe('deploy/Dockerfile', () => {
     ['a loopback bind', '"0.0.0.0"', '"127.0.0.1"', '--hostname 0.0.0.0'],
     ['a token baked into the image', 'SLUICE_LOG_LEVEL=info', 'SLUICE_TOKEN=abc', 'no secret in ENV'],
     ['apt recommends', '--no-install-recommends ', '', 'DL3015'],
+    [
+      'Node 20, out of maintenance',
+      /ARG NODE_VERSION=\S+/,
+      'ARG NODE_VERSION=20.20.2',
+      'maintained Node LTS',
+    ],
+    [
+      'an odd, never-LTS Node major',
+      /ARG NODE_VERSION=\S+/,
+      'ARG NODE_VERSION=25.1.0',
+      'maintained Node LTS',
+    ],
+    [
+      "the build's node_modules in the runtime image",
+      'COPY --from=build /opt/sluice/ /opt/sluice/',
+      'COPY --from=build /src/node_modules/ node_modules/',
+      'not a node_modules',
+    ],
+    [
+      'an agent installed without its version',
+      '"@qwen-code/qwen-code@$QWEN_CODE_VERSION"',
+      '@qwen-code/qwen-code',
+      'pin a version',
+    ],
   ])('the rule checker refuses %s', (_name, from, to, message) => {
     const problems = lintDockerfile(mutate(DOCKERFILE, from, to));
     expect(problems.join('\n')).toContain(message);
   });
 
   test('the rule checker refuses a single-stage build', () => {
-    const single = 'FROM node:20.20.2-bookworm-slim\nRUN npm ci\nUSER node\nHEALTHCHECK CMD ["true"]\n';
+    const single = 'FROM node:24.15.0-bookworm-slim\nRUN npm ci\nUSER node\nHEALTHCHECK CMD ["true"]\n';
     expect(lintDockerfile(single).join('\n')).toContain('multi-stage');
+  });
+
+  test('QWEN_CODE_VERSION adds qwen-code to the runtime image, at that version, and only when given', () => {
+    const instructions = parseDockerfile(DOCKERFILE);
+    const runtime = instructions.slice(instructions.findLastIndex((i) => i.keyword === 'FROM'));
+    expect(runtime).toContainEqual(expect.objectContaining({ keyword: 'ARG', args: 'QWEN_CODE_VERSION=""' }));
+    const install = runtime.find((i) => i.keyword === 'RUN' && i.args.includes('@qwen-code/qwen-code'));
+    expect(install?.args).toMatch(
+      /if \[ -n "\$QWEN_CODE_VERSION" \]; then npm install -g [^;]*"@qwen-code\/qwen-code@\$QWEN_CODE_VERSION"/,
+    );
   });
 });
 
@@ -91,6 +125,19 @@ describe('deploy/sluice.service', () => {
       'TimeoutStopSec=30',
       'TimeoutStopSec=5s',
       'must exceed the drain timeout',
+    ],
+    ['no config file', ' --config /etc/sluice/sluice.toml', '', '--config file'],
+    [
+      'a workspace inside the data directory',
+      '--workspace /var/lib/sluice-workspace',
+      '--workspace /var/lib/sluice/work',
+      'apart from the data directory',
+    ],
+    [
+      'a workspace it may not write',
+      'ReadWritePaths=/var/lib/sluice /var/lib/sluice-workspace',
+      'ReadWritePaths=/var/lib/sluice',
+      'ReadWritePaths= the workspace',
     ],
     [
       'a drain longer than the stop timeout',

@@ -94,6 +94,9 @@ export function lintDockerfile(text: string): string[] {
 /** A base image pinned by digest, or by a tag that starts with a full version (`20.20.2-bookworm-slim`). */
 function lintBaseImage(image: string, at: string): string[] {
   const name = image.split('/').pop()!;
+  const node = /^node:v?(\d+)\./.exec(name);
+  if (node !== null && (Number(node[1]) < MIN_NODE_MAJOR || Number(node[1]) % 2 === 1))
+    return [`${at}: FROM ${image}: a maintained Node LTS line (an even major, ${MIN_NODE_MAJOR} or later)`];
   if (name.includes('@sha256:')) return [];
   const tag = name.includes(':') ? name.slice(name.indexOf(':') + 1) : undefined;
   if (tag === undefined) return [`${at}: FROM ${image}: pin the base image's version (DL3006)`];
@@ -103,10 +106,24 @@ function lintBaseImage(image: string, at: string): string[] {
   return [];
 }
 
+/** The oldest Node major an image may run: LTS lines are even, and Node 20 left maintenance in April 2026. */
+export const MIN_NODE_MAJOR = 24;
+
 function lintRun(args: string, at: string): string[] {
   const problems: string[] = [];
-  if (/\bnpm\s+(install|i)\b/.test(args))
-    problems.push(`${at}: npm ci, not npm install: the lockfile decides`);
+  for (const command of args.split(/&&|\|\||;/)) {
+    const install = /\bnpm\s+(?:install|i)\b(.*)/.exec(command);
+    if (install === null) continue;
+    const words = install[1]!.trim().split(/\s+/).filter(Boolean);
+    // A project's dependencies come from its lockfile; only a global install of something pinned
+    // (a packed .tgz, or name@version) may use npm install.
+    if (!words.includes('-g') && !words.includes('--global'))
+      problems.push(`${at}: npm ci, not npm install: the lockfile decides`);
+    const specs = words.filter((word, i) => !word.startsWith('-') && words[i - 1] !== '--prefix');
+    for (const spec of specs.map((word) => word.replace(/^["']|["']$/g, '')))
+      if (!spec.endsWith('.tgz') && !/^@?[^@]+@\S+$/.test(spec))
+        problems.push(`${at}: npm install -g ${spec}: pin a version (name@version) or install a packed .tgz`);
+  }
   if (/\bsudo\b/.test(args)) problems.push(`${at}: no sudo (DL3004)`);
   if (/apt-get\s+install/.test(args)) {
     if (!args.includes('--no-install-recommends'))
@@ -118,9 +135,13 @@ function lintRun(args: string, at: string): string[] {
   return problems;
 }
 
-/** The runtime image: who it runs as, its health check, its volume, port and command. */
+/** The runtime image: what it holds, who it runs as, its health check, its volume, port and command. */
 function lintFinalStage(stage: Instruction[]): string[] {
   const problems: string[] = [];
+  for (const copy of stage.filter((i) => i.keyword === 'COPY' && /node_modules/.test(i.args)))
+    problems.push(
+      `line ${copy.line}: the runtime stage holds the installed daemon tarball (the bundle and better-sqlite3), not a node_modules`,
+    );
   const last = (keyword: string): Instruction | undefined =>
     stage.filter((i) => i.keyword === keyword).at(-1);
   const user = last('USER')?.args.split(':')[0];
@@ -218,6 +239,15 @@ export function lintUnit(text: string, defaultDrainMs: number): string[] {
     problems.push('ExecStart must name its --data-dir');
   else if (!(service.get('ReadWritePaths') ?? []).flatMap((v) => v.split(/\s+/)).includes(dataDir))
     problems.push(`ReadWritePaths= the data directory ${dataDir}`);
+  if (!argv.includes('--config')) problems.push('ExecStart must read its flags from a --config file');
+  const workspace = argv.includes('--workspace')
+    ? argv[argv.indexOf('--workspace') + 1]
+    : one('WorkingDirectory');
+  if (workspace === undefined) problems.push('ExecStart must name its --workspace');
+  else if (dataDir !== undefined && (workspace === dataDir || workspace.startsWith(`${dataDir}/`)))
+    problems.push(`the workspace ${workspace} must be apart from the data directory ${dataDir}`);
+  else if (!(service.get('ReadWritePaths') ?? []).flatMap((v) => v.split(/\s+/)).includes(workspace))
+    problems.push(`ReadWritePaths= the workspace ${workspace}`);
   const drainFlag = argv.indexOf('--drain-timeout-ms');
   const drainMs = drainFlag >= 0 ? Number(argv[drainFlag + 1]) : defaultDrainMs;
   const stopMs = timeSpanMs(one('TimeoutStopSec') ?? '');

@@ -97,3 +97,6 @@ export const LOG_LEVELS: Readonly<Record<string, number>> = {
 
 /** The names of {@link LOG_LEVELS}. */
 export const LOG_LEVEL_NAMES: readonly string[] = Object.keys(LOG_LEVELS);
+
+/** The values of `--log-format`: `auto` is `text` on a terminal, `json` elsewhere (docs/decisions/041). */
+export const LOG_FORMATS = ['auto', 'json', 'text'] as const;

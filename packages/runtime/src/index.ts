@@ -64,6 +64,7 @@ export {
   type RecordedOptions,
 } from './journal/records.js';
 export { TEMPORARY_TASK_PREFIX } from './journal/records.js';
+export type { JournalEntry, JournalFilter } from './journal/journal-filter.js';
 export { JournalClosedError, JournalSchemaTooNewError, JournalWriteError } from './journal/journal-errors.js';
 export { MemoryJournal, type MemoryJournalOptions } from './journal/memory-journal.js';
 export { SqliteJournal } from './journal/sqlite-journal.js';

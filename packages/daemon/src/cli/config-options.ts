@@ -12,4 +12,6 @@ export interface ConfigFlags {
   config?: string;
   /** `--log-level`: pino's level names (default env `SLUICE_LOG_LEVEL`, then `info`). */
   logLevel?: string;
+  /** `--log-format`: how the error that stops the command is written (docs/decisions/041). */
+  logFormat?: string;
 }

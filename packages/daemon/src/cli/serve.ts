@@ -95,8 +95,9 @@ async function openSharedStore(
     return await openFleetStorage(config, events);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code === 'store_unreachable' || code === 'store_schema_too_new' || error instanceof RangeError)
-      throw new StartupError(`--store: ${(error as Error).message}`);
+    if (code === 'store_unreachable' || code === 'store_schema_too_new')
+      throw new StartupError(`--store: ${(error as Error).message}`, code);
+    if (error instanceof RangeError) throw new StartupError(`--store: ${error.message}`);
     throw error;
   }
 }
@@ -234,6 +235,7 @@ async function listenOrRefuse(app: FastifyInstance, daemon: Daemon, options: Ser
     const flag = code === 'EADDRINUSE' || code === 'EACCES' ? '--port' : '--hostname';
     throw new StartupError(
       `${flag}: cannot listen on ${options.hostname}:${options.port}: ${(error as Error).message}`,
+      'listen_failed',
     );
   }
   const address = app.server.address();

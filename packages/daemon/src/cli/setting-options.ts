@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { environmentHelp } from './environment.js';
 import { TOPICS, environmentName, type Setting } from '../kinds/index.js';
-import { SETTING_ENTRIES } from '../settings/index.js';
+import { SETTINGS, SETTING_ENTRIES } from '../settings/index.js';
 
 /** `--help`'s heading of a topic: `Model scheduler:`. */
 function heading(topic: string): string {
@@ -20,6 +20,11 @@ export function settingOption(setting: Setting<unknown, unknown> & { flag: strin
   if (variable !== undefined) option.env(variable);
   if (setting.hidden === true) option.hideHelp();
   return option;
+}
+
+/** The commander option of the setting named `key`, for a command outside the table's (`status`, `journal`). */
+export function tableOption(key: keyof typeof SETTINGS): Option {
+  return settingOption(SETTINGS[key] as Setting<unknown, unknown> & { flag: string });
 }
 
 /** An option's line in `--help`: its help, then `(choices: …)`, `(default: …)` and `(env: …)`. */

@@ -1,7 +1,15 @@
 import type { AppliedConfigFile } from './config-file.js';
 
 /** Thrown for a start-up refusal; the CLI prints the message and exits 1. */
-export class StartupError extends Error {}
+export class StartupError extends Error {
+  /** `code`: what the one line on a terminal ends with, e.g. `invalid_config`, `listen_failed`. */
+  constructor(
+    message: string,
+    readonly code = 'invalid_config',
+  ) {
+    super(message);
+  }
+}
 
 /** Where a command's options came from: the config file and the variables that gave values. */
 // A type, not an interface: the options are read as a record (cli/flag-config.ts).

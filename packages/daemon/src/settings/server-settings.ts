@@ -1,5 +1,10 @@
 import { MAX_TIMER_MS } from '@sluice/runtime';
-import { DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS, LOG_LEVEL_NAMES } from '../defaults.js';
+import {
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  LOG_FORMATS,
+  LOG_LEVEL_NAMES,
+} from '../defaults.js';
 import { flag, int, oneOf, origins, text, type SettingTable } from '../kinds/index.js';
 
 /** The HTTP server's settings (`sluice serve` only), and those the command reads itself. */
@@ -106,5 +111,13 @@ export const SERVER_SETTINGS = {
     kind: oneOf(LOG_LEVEL_NAMES),
     defaultText: 'info',
     help: 'JSON log lines on stderr at this level and above; debug logs every request',
+  },
+  logFormat: {
+    flag: '--log-format <format>',
+    topic: 'logging',
+    scope: 'command',
+    kind: oneOf(LOG_FORMATS),
+    default: 'auto',
+    help: 'how the error that stops a command (status and journal too) is written: text, one line ending with its code; json, a log line; auto, text on a terminal, else json',
   },
 } as const satisfies SettingTable;

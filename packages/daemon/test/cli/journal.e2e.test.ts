@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { api, openEvents, textPrompt } from '../helpers/http-client.js';
 import { spawnCli } from '../helpers/cli-stream.js';
+import { logLines } from '../helpers/log-lines.js';
 import { runSluice, startSluice, type SluiceProcess } from '../helpers/sluice-process.js';
 
 interface JsonRecord {
@@ -158,7 +159,9 @@ describe('sluice journal without a journal', () => {
     const missing = join(scratch, 'missing');
     const result = await runSluice(['journal', '--data-dir', missing]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`data directory "${missing}" does not exist`);
+    const [line] = logLines(result.stderr);
+    expect(line).toMatchObject({ code: 'journal_unavailable' });
+    expect(line!['msg']).toContain(`data directory "${missing}" does not exist`);
   });
 
   test('a data directory without journal.db: exit 1 saying so', async () => {

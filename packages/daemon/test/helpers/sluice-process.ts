@@ -26,11 +26,18 @@ export interface SluiceProcess {
   readonly exited: Promise<number | null>;
 }
 
-/** Starts `node dist/bundle/sluice.js serve --port 0 --data-dir <tmp> ...args` and waits for its listening line. */
-export async function startSluice(args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<SluiceProcess> {
-  assertBuilt();
+/**
+ * Starts `node dist/bundle/sluice.js serve --port 0 --data-dir <tmp> ...args` and waits for its
+ * listening line; with `command` (e.g. `sluice` found on `env.PATH`), runs that instead.
+ */
+export async function startSluice(
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+  command?: string,
+): Promise<SluiceProcess> {
+  if (command === undefined) assertBuilt();
   const dataDir = mkdtempSync(join(tmpdir(), 'sluice-test-'));
-  const child = spawnCli(['serve', '--port', '0', '--data-dir', dataDir, ...args], env);
+  const child = spawnCli(['serve', '--port', '0', '--data-dir', dataDir, ...args], env, command);
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
@@ -67,9 +74,11 @@ export async function startSluice(args: string[] = [], env: NodeJS.ProcessEnv = 
   };
 }
 
-/** Spawns the compiled CLI with no inherited tokens and quiet logs, its output piped. */
-function spawnCli(args: string[], env: NodeJS.ProcessEnv) {
-  return spawn(process.execPath, [SLUICE_MAIN, ...args], {
+/** Spawns the compiled CLI (or `command`) with no inherited tokens and quiet logs, its output piped. */
+function spawnCli(args: string[], env: NodeJS.ProcessEnv, command?: string) {
+  const [file, fileArgs] =
+    command === undefined ? [process.execPath, [SLUICE_MAIN, ...args]] : [command, args];
+  return spawn(file, fileArgs, {
     env: {
       ...process.env,
       SLUICE_TOKEN: undefined,

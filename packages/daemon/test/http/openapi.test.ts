@@ -57,6 +57,21 @@ function documentedRoutes(): Set<string> {
 }
 
 describe('GET /openapi.json', () => {
+  test('servers names the address the request reached, whatever the port (not the default :4170)', async () => {
+    expect((document as unknown as { servers: unknown }).servers).toEqual([
+      { url: sluice.url, description: 'This daemon, as this request reached it' },
+    ]);
+    const port = new URL(sluice.url).port;
+    const viaLocalhost = await api(sluice.url, 'GET', '/openapi.json', {
+      headers: { Host: `localhost:${port}` },
+    });
+    expect((viaLocalhost.body as { servers: Array<{ url: string }> }).servers[0]!.url).toBe(
+      `http://localhost:${port}`,
+    );
+    // the rest of the document is the one built once
+    expect({ ...(viaLocalhost.body as object), servers: [] }).toEqual({ ...document, servers: [] });
+  });
+
   test('is served as JSON and validates as an OpenAPI 3.1 document', async () => {
     expect(contentType).toMatch(/^application\/json/);
     expect(document.openapi).toBe('3.1.0');

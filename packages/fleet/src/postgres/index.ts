@@ -9,6 +9,7 @@ export {
 } from './errors.js';
 export type { PostgresFleetOptions } from './fleet-options.js';
 export type { JournaledCall, PostgresJournalReader } from './journal-reader.js';
+export { PostgresJournalQuery } from './journal-query.js';
 export type { PostgresJournalStats } from './journal-batch-writer.js';
 export { STORE_SCHEMA_VERSION, migrateStore } from './migrations.js';
 export type { NodeLease } from './node-lease.js';

@@ -4,6 +4,8 @@ import { integer, nonEmpty } from '../../kinds/index.js';
 import { timeBound } from './time-bound.js';
 import type { JournalOptions } from './journal-command.js';
 import { operatorCommandSignal } from '../command-signal.js';
+import type { ErrorReport } from '../error-report.js';
+import { tableOption } from '../setting-options.js';
 
 /** Records `sluice journal` prints without `--limit`. */
 export const DEFAULT_JOURNAL_LIMIT = 100;
@@ -14,7 +16,7 @@ export const DEFAULT_FOLLOW_POLL_MS = 500;
  * `sluice journal`: the model calls recorded in a data directory's SQLite journal, filtered,
  * without raw SQL. Read-only and lock-free, so it runs beside the daemon.
  */
-export function addJournalCommand(program: Command): Command {
+export function addJournalCommand(program: Command, report: ErrorReport): Command {
   return program
     .command('journal')
     .description(
@@ -26,6 +28,11 @@ export function addJournalCommand(program: Command): Command {
       new Option('--data-dir <dir>', "the daemon's data directory")
         .default(DEFAULT_DATA_DIR)
         .argParser(nonEmpty),
+    )
+    .option(
+      '--store <url>',
+      "a fleet's PostgreSQL database (postgres://user@host:port/database), read instead of --data-dir",
+      nonEmpty,
     )
     .option('--session <id>', 'only the calls of this session', nonEmpty)
     .option('--prompt <id>', 'only the calls made for this prompt (its promptId)', nonEmpty)
@@ -56,7 +63,15 @@ export function addJournalCommand(program: Command): Command {
     )
     .option('--json', 'one JSON object per line (the record and its seq; redacted unless --show-content)')
     .option('--show-content', 'also print prompt and answer text, tool-call arguments and error messages')
-    .action(async (options: JournalOptions) => {
+    .addOption(tableOption('logFormat'))
+    .action(async (options: JournalOptions & { logFormat: string }) => {
+      report.use(options.logFormat);
+      if (options.follow && options.store !== undefined) {
+        // Daemons of a fleet commit their batches out of seq order: a poll could skip a record.
+        const message = '--follow reads a --data-dir journal only; with --store, run the command again';
+        process.stderr.write(report.line(message, 'invalid_config'));
+        process.exit(1);
+      }
       const { journalFailure, runJournal } = await import('./journal-command.js');
       const signal = operatorCommandSignal();
       try {
@@ -64,7 +79,7 @@ export function addJournalCommand(program: Command): Command {
       } catch (error) {
         const failure = journalFailure(error);
         if (failure === undefined) throw error;
-        process.stderr.write(`error: ${failure}\n`);
+        process.stderr.write(report.line(failure.message, failure.code));
         process.exit(1);
       }
     });

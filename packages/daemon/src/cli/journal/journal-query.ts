@@ -1,27 +1,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { JOURNAL_SCHEMA_VERSION, type JournalRecord } from '@sluice/runtime';
+import {
+  JOURNAL_SCHEMA_VERSION,
+  type JournalEntry,
+  type JournalFilter,
+  type JournalRecord,
+} from '@sluice/runtime';
 import { JOURNAL_FILE } from '../../persistence/index.js';
-
-/** Which records `sluice journal` shows; every field narrows, unset ones do not. */
-export interface JournalFilter {
-  sessionId?: string;
-  /** The prompt a call was made for (the records' `turnId`). */
-  promptId?: string;
-  /** A result's stop reason (`end_turn`, `tool_calls`, …) or error code (`model_timeout`, …). */
-  code?: string;
-  /** Records at or after this instant (ms since the epoch). */
-  sinceMs?: number;
-  /** Records before this instant. */
-  untilMs?: number;
-}
-
-/** A journal record and its position in the file (`seq`, increasing in commit order). */
-export interface JournalEntry {
-  seq: number;
-  record: JournalRecord;
-}
 
 /** Thrown when the journal cannot be read; the CLI prints the message and exits 1. */
 export class JournalUnavailableError extends Error {}

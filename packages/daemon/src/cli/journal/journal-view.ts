@@ -1,5 +1,4 @@
-import type { ChatMessage, ModelRequestRecord, ModelResultRecord } from '@sluice/runtime';
-import type { JournalEntry } from './journal-query.js';
+import type { ChatMessage, JournalEntry, ModelRequestRecord, ModelResultRecord } from '@sluice/runtime';
 
 // The journal is the audit trail: it holds every prompt and answer. What `sluice journal` prints
 // by default carries ids, codes, sizes and usage only, so that its output can be pasted into a

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import type { ErrorReport } from '../error-report.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonReader, DaemonUnreachableError } from './daemon-reader.js';
 import { readStatus, type StatusReport } from './status-report.js';
@@ -20,6 +21,8 @@ export interface StatusOutput {
   out: Writable;
   err: Writable;
   terminal: boolean;
+  /** How a failed read is said on `err`. */
+  report: ErrorReport;
 }
 
 /** Clears a terminal and puts the cursor top left, so that a `--watch` frame replaces the last. */
@@ -63,7 +66,7 @@ async function printFrame(
     return 0;
   } catch (error) {
     if (!(error instanceof DaemonUnreachableError)) throw error;
-    output.err.write(`error: ${error.message}\n`);
+    output.err.write(output.report.line(error.message, 'daemon_unreachable'));
     return 1;
   }
 }

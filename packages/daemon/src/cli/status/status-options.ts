@@ -3,6 +3,8 @@ import { MAX_TIMER_MS } from '@sluice/runtime';
 import { integer } from '../../kinds/index.js';
 import type { StatusOptions } from './status-command.js';
 import { operatorCommandSignal } from '../command-signal.js';
+import type { ErrorReport } from '../error-report.js';
+import { tableOption } from '../setting-options.js';
 
 /** Where `sluice status` looks without `--url`: the default bind of `sluice serve`. */
 export const DEFAULT_STATUS_URL = 'http://127.0.0.1:4170';
@@ -25,7 +27,7 @@ function baseUrl(raw: string): string {
 }
 
 /** `sluice status`: a running daemon's scheduler, sessions and pending prompts, over its HTTP API. */
-export function addStatusCommand(program: Command): Command {
+export function addStatusCommand(program: Command, report: ErrorReport): Command {
   return program
     .command('status')
     .description(
@@ -54,10 +56,13 @@ export function addStatusCommand(program: Command): Command {
         .default(DEFAULT_STATUS_SESSIONS)
         .argParser(integer(1, 1000)),
     )
-    .action(async (options: StatusOptions) => {
+    .addOption(tableOption('logFormat'))
+    .action(async (options: StatusOptions & { logFormat: string }) => {
+      report.use(options.logFormat);
       const { runStatus } = await import('./status-command.js');
       const signal = operatorCommandSignal();
-      const output = { out: process.stdout, err: process.stderr, terminal: process.stdout.isTTY === true };
+      const terminal = process.stdout.isTTY === true;
+      const output = { out: process.stdout, err: process.stderr, terminal, report };
       process.exitCode = await runStatus(options, process.env, output, signal);
     });
 }

@@ -104,8 +104,17 @@ function operation(route: RouteDoc): JsonSchema {
 /**
  * The OpenAPI 3.1 document of `routes`: every path and method, with parameters, bodies and
  * responses generated from the zod schemas the routes validate with (`GET /openapi.json`).
+ * `server` is the address its `servers` entry names: the one a request reached (the route), or
+ * the default bind (the generated reference).
  */
-export function buildOpenApiDocument(version: string, routes: readonly RouteDoc[]): JsonSchema {
+export function buildOpenApiDocument(
+  version: string,
+  routes: readonly RouteDoc[],
+  server: { url: string; description: string } = {
+    url: 'http://127.0.0.1:4170',
+    description: 'The default bind',
+  },
+): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z]+)/g, '{$1}');
@@ -120,7 +129,7 @@ export function buildOpenApiDocument(version: string, routes: readonly RouteDoc[
       description: DESCRIPTION,
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
-    servers: [{ url: 'http://127.0.0.1:4170', description: 'The default bind' }],
+    servers: [server],
     tags: TAGS.map(([name, description]) => ({ name, description })),
     security: [{ bearer: [] }, {}],
     paths,
