@@ -1,5 +1,3 @@
-import type { ModelProvider } from '@sluice/runtime';
-import type { DaemonConfig } from '../config.js';
 import { oneOf } from '../kinds/index.js';
 import { echo } from './echo.js';
 import { openai } from './openai.js';
@@ -39,11 +37,3 @@ export const providerSetting = {
   default: PROVIDER_NAMES[0]!,
   help: 'model provider',
 } as const;
-
-/** The provider `config` names, loaded (its SDK imported only now) and built. */
-export function loadProvider(
-  config: DaemonConfig & { provider: ProviderName },
-  warn: (message: string) => void,
-): Promise<ModelProvider> {
-  return (PROVIDERS[config.provider] as ProviderEntry).load(config, warn);
-}
