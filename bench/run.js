@@ -10,6 +10,7 @@ import { benchFleet } from './fleet.js';
 import { benchGateway } from './gateway.js';
 import { benchJournal } from './journal.js';
 import { benchJournalSize } from './journal-size.js';
+import { benchModels } from './models.js';
 import { benchPgJournal } from './pgjournal.js';
 import { benchScheduler } from './scheduler.js';
 import { composeBenchmarks, measureSection } from './sections.js';
@@ -52,6 +53,11 @@ export const PRODUCERS = [
     id: 'gateway',
     title: 'The model gateway',
     run: async ({ quick }) => (await benchGateway({ quick })).markdown,
+  },
+  {
+    id: 'models',
+    title: 'Two models, each its own slots',
+    run: async ({ quick }) => (await benchModels({ quick })).markdown,
   },
   {
     id: 'fleet',
