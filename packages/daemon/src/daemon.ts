@@ -292,6 +292,7 @@ function buildAgentPool(
     ...(config.agentMemoryBudgetMb === undefined ? {} : { memoryBudgetMb: config.agentMemoryBudgetMb }),
     workspace: config.workspace,
     credentials,
+    gatewayModel: models.defaultModel.name,
     ...(parts.gatewayUrl === undefined ? {} : { gatewayUrl: parts.gatewayUrl }),
     ...(parts.agentLog === undefined ? {} : { log: parts.agentLog }),
   });
