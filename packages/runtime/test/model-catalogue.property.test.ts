@@ -11,7 +11,7 @@ import { settle } from './helpers/scripted-provider.js';
 // fill its slots and queue, be refused, run long — a model's calls are admitted, queued, refused
 // and answered exactly as they would be on a daemon serving that model alone.
 
-type Op = { op: 'a' | 'b' } | { op: 'advance'; ms: number };
+type Op = { op: 'a' } | { op: 'b' } | { op: 'advance'; ms: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ op: fc.constant('a' as const) }) },

@@ -76,9 +76,12 @@ export class ModelCatalogue {
     options: CallOptions = NO_OPTIONS,
   ): Promise<CatalogueAnswer> {
     const chain = this.chains.get(this.get(name))!;
-    const first = admitComplete(chain, 0, request, options, undefined);
-    if (chain.length === 1) return first.answer.then((response) => ({ response, model: chain[0]!.name }));
-    return settleComplete(chain, first, request, options);
+    if (chain.length === 1) {
+      // No fallback to link: the runtime's own call, with no id to hand out.
+      const model = chain[0]!;
+      return model.runtime.complete(request, options).then((response) => ({ response, model: model.name }));
+    }
+    return settleComplete(chain, admitComplete(chain, 0, request, options, undefined), request, options);
   }
 
   /** A stream from `name` or, before its first event, its fallbacks; admission refusals throw. */
