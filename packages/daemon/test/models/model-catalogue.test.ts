@@ -8,6 +8,9 @@ import {
 import type { DaemonConfig } from '../../src/config.js';
 import { loadProviders, modelSpecs } from '../../src/models/index.js';
 import { resolveDaemonConfig } from '../../src/config.js';
+import { DaemonReader } from '../../src/cli/status/daemon-reader.js';
+import { readStatus } from '../../src/cli/status/status-report.js';
+import { statusText } from '../../src/cli/status/status-table.js';
 import { startInProcess, type InProcessDaemon } from '../helpers/in-process-daemon.js';
 
 // The model catalogue on the OpenAI wire (issue 29): `[[model]]` tables, each its own scheduler,
@@ -141,7 +144,19 @@ describe('a catalogue of two models on the OpenAI wire', () => {
     expect(fast.choices[0]!.message.content).toBe('fast answer');
     expect(fastMs).toBeLessThan(2_000);
     expect(slow.schedulerSnapshot().executing).toBe(1);
-    expect(await snapshot()).toBeDefined();
+    // The operator sees each model's own slots and queue: the snapshot, and `sluice status`.
+    const models = (await snapshot())['models'] as Array<Record<string, unknown>>;
+    expect(models.map((m) => [m['model'], m['provider'], m['executing'], m['queued']])).toEqual([
+      ['slow', 'openai', 1, 1],
+      ['fast', 'openai', 0, 0],
+      ['offline', 'echo', 0, 0],
+    ]);
+    const text = statusText(
+      await readStatus(new DaemonReader(sluice.url, undefined), 10, Date.now()),
+      Date.now(),
+    );
+    expect(text).toContain('  slow (openai)  accepting  executing 1/1  queued 1/1');
+    expect(text).toContain('  fast (openai)  accepting  executing 0/2');
     held.abort();
     await Promise.all(slowCalls);
   });
