@@ -176,14 +176,14 @@ function buildModels(
   config: ResolvedDaemonConfig,
   parts: DaemonParts,
   storage: Storage,
-  observer: SchedulerObserver | undefined,
+  observerOf: (name: string) => SchedulerObserver | undefined,
 ): ModelCatalogue {
   try {
     const specs = modelSpecs(config);
     const given = parts.providers ?? (parts.provider === undefined ? undefined : [parts.provider]);
     return buildCatalogue(specs, createProviders(specs, given), {
       journal: storage.journal,
-      ...(observer === undefined ? {} : { observer }),
+      observerOf,
       ...(parts.capacity === undefined ? {} : { capacity: parts.capacity }),
     });
   } catch (error) {
@@ -201,7 +201,10 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
   const storage = openStorage(resolved, parts);
   const tap = parts.tap;
   const observer = schedulerObservers(parts.schedulerObserver, tap?.model);
-  const models = buildModels(resolved, parts, storage, observer);
+  // Each model's scheduler tells the shared observer and counts its own refusals.
+  const observerOf = (name: string): SchedulerObserver | undefined =>
+    tap === undefined ? observer : schedulerObservers(observer, tap.model.ofModel(name));
+  const models = buildModels(resolved, parts, storage, observerOf);
   // The default model's runtime: the built-in agent's, the budgets' clock and pricing.
   const runtime = models.defaultModel.runtime;
   const retention = buildRetention(resolved, storage, parts);

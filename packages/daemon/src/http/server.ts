@@ -124,7 +124,13 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
     observed:
       daemon.tap === undefined
         ? undefined
-        : { tap: daemon.tap, runtime: daemon.runtime, bridge: daemon.bridge, agentPool: daemon.agentPool },
+        : {
+            tap: daemon.tap,
+            runtime: daemon.runtime,
+            models: daemon.models,
+            bridge: daemon.bridge,
+            agentPool: daemon.agentPool,
+          },
     routes,
     agents: () => daemon.agentPool?.describe(),
   };

@@ -14,7 +14,8 @@ import { ModelTableError, type ModelSpec } from './model-spec.js';
 /** What every model of a catalogue shares: the journal, the scheduler observer, a fleet's capacity. */
 export interface SharedModelParts {
   journal: Journal;
-  observer?: SchedulerObserver;
+  /** The observer of model `name`'s scheduler (the host's and the metrics' hooks). */
+  observerOf?: (name: string) => SchedulerObserver | undefined;
   /** A fleet's shared limits (`--fleet-redis`): one pool, so a catalogue of one model only. */
   capacity?: CapacityPort<Job>;
 }
@@ -67,7 +68,7 @@ export function buildCatalogue(
   providers: readonly ModelProvider[],
   shared: SharedModelParts,
 ): ModelCatalogue {
-  const { journal, observer, capacity } = shared;
+  const { journal, observerOf, capacity } = shared;
   if (capacity !== undefined && specs.length > 1)
     throw new ModelTableError(
       `models: a fleet's shared limits (--fleet-redis) hold one model's pool; this catalogue has ${specs.length} models`,
@@ -76,6 +77,8 @@ export function buildCatalogue(
   try {
     const models = specs.map((spec, index) => {
       const provider = providers[index]!;
+      const name = spec.name ?? provider.defaultModel;
+      const observer = observerOf?.(name);
       const options = {
         provider,
         journal,
@@ -86,7 +89,7 @@ export function buildCatalogue(
         capacity === undefined ? new ModelRuntime(options) : new SharedModelRuntime({ ...options, capacity });
       built.push(runtime);
       return {
-        name: spec.name ?? provider.defaultModel,
+        name,
         runtime,
         aliases: spec.aliases,
         fallbacks: spec.fallbacks,

@@ -11,6 +11,8 @@ import { resolveDaemonConfig } from '../../src/config.js';
 import { DaemonReader } from '../../src/cli/status/daemon-reader.js';
 import { readStatus } from '../../src/cli/status/status-report.js';
 import { statusText } from '../../src/cli/status/status-table.js';
+import { Scrape } from '../helpers/prometheus-text.js';
+import { DaemonTap } from '../../src/observe/index.js';
 import { startInProcess, type InProcessDaemon } from '../helpers/in-process-daemon.js';
 
 // The model catalogue on the OpenAI wire (issue 29): `[[model]]` tables, each its own scheduler,
@@ -23,7 +25,7 @@ const user = (content: string): OpenAI.Chat.ChatCompletionMessageParam => ({ rol
 async function startCatalogue(models: DaemonConfig['models']): Promise<InProcessDaemon> {
   const config: DaemonConfig = { models };
   const providers = await loadProviders(modelSpecs(resolveDaemonConfig(config)), () => {});
-  return startInProcess(config, { providers });
+  return startInProcess(config, { providers, tap: new DaemonTap() });
 }
 
 const openai = (table: Record<string, unknown>, upstream: FakeOpenAIServer) => ({
@@ -157,6 +159,14 @@ describe('a catalogue of two models on the OpenAI wire', () => {
     );
     expect(text).toContain('  slow (openai)  accepting  executing 1/1  queued 1/1');
     expect(text).toContain('  fast (openai)  accepting  executing 0/2');
+    // And /metrics, its `model` label bounded by the catalogue.
+    const metrics = new Scrape(await (await fetch(`${sluice.url}/metrics`)).text());
+    expect(metrics.value('sluice_catalogue_model_calls', { model: 'slow', state: 'executing' })).toBe(1);
+    expect(metrics.value('sluice_catalogue_model_calls', { model: 'slow', state: 'queued' })).toBe(1);
+    expect(metrics.value('sluice_catalogue_model_calls', { model: 'fast', state: 'executing' })).toBe(0);
+    expect(metrics.value('sluice_catalogue_model_limit', { model: 'fast', limit: 'maxConcurrency' })).toBe(2);
+    expect(metrics.value('sluice_catalogue_model_refusals_total', { model: 'slow' })).toBe(1);
+    expect(metrics.value('sluice_catalogue_model_refusals_total', { model: 'fast' })).toBeUndefined();
     held.abort();
     await Promise.all(slowCalls);
   });
