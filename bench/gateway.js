@@ -1,4 +1,4 @@
-// The model gateway: `/v1/chat/completions` of the compiled `sluice serve --provider openai`
+// The model gateway: `/v1/chat/completions` of the compiled `sluice serve` with two OpenAI models
 // (a child process) next to calling the same upstream directly, side by side in one run. The
 // upstream is a minimal fast OpenAI-compatible server in a child process of its own. Reports the
 // latency the gateway adds per non-streamed call (p50, p99) and per streamed chunk, and the
@@ -123,12 +123,16 @@ export async function benchGateway({ quick = false } = {}) {
       dir,
       '--drain-timeout-ms',
       '0',
-      '--provider',
-      'openai',
-      '--base-url',
-      `${upstreamUrl}/v1`,
-      '--model',
-      MODEL,
+      // Two models of the catalogue on the one upstream: the fast one and the one answering late.
+      '--models',
+      JSON.stringify(
+        [MODEL, 'bench-slow'].map((name) => ({
+          name,
+          provider: 'openai',
+          model: name,
+          baseUrl: `${upstreamUrl}/v1`,
+        })),
+      ),
     ]);
     const daemonUrl = await listeningUrl(daemon);
     const subjects = [
@@ -164,7 +168,7 @@ export async function benchGateway({ quick = false } = {}) {
     const ratio = tGateway / tDirect;
     const ms = (v) => fmt(v, 3);
     const markdown = [
-      `One upstream (a minimal OpenAI-compatible server, child process); \`sluice serve --provider openai\``,
+      `One upstream (a minimal OpenAI-compatible server, child process); \`sluice serve\` with two \`openai\` models`,
       `(child process, SQLite journal) in front of it. ${rounds} rounds after a warm-up, subjects in turn.`,
       `Non-streamed: ${rounds * perRound} sequential calls each; streamed: ${(rounds * perRound) / 4} calls of`,
       `${CHUNKS} content chunks each; throughput: ${total} calls at concurrency 4, median of ${rounds}`,

@@ -10,6 +10,7 @@ import { benchFleet } from './fleet.js';
 import { benchGateway } from './gateway.js';
 import { benchJournal } from './journal.js';
 import { benchJournalSize } from './journal-size.js';
+import { benchModels } from './models.js';
 import { benchPgJournal } from './pgjournal.js';
 import { benchPgPurge } from './pgpurge.js';
 import { benchScheduler } from './scheduler.js';
@@ -58,6 +59,11 @@ export const PRODUCERS = [
     id: 'gateway',
     title: 'The model gateway',
     run: async ({ quick }) => (await benchGateway({ quick })).markdown,
+  },
+  {
+    id: 'models',
+    title: 'Two models, each its own slots',
+    run: async ({ quick }) => (await benchModels({ quick })).markdown,
   },
   {
     id: 'fleet',

@@ -1,5 +1,6 @@
 import { describeValue } from '@sluice/protocol';
 import { isAbsolute, resolve } from 'node:path';
+import { ModelTableError, modelSpecs, refuseMixedForms } from './models/index.js';
 import { PROVIDERS } from './providers/index.js';
 import type { ProviderEntry } from './providers/index.js';
 import { SETTING_ENTRIES, type DaemonSettings, type DefaultedSetting } from './settings/index.js';
@@ -69,7 +70,19 @@ export function resolveDaemonConfig(config: DaemonConfig = {}): ResolvedDaemonCo
       `modelMaxInflight must be at least modelMaxConcurrency (${concurrency}), got ${inflight}`,
     );
   checkStore(data);
+  checkModels(data);
   return { ...data, workspace: resolve(workspace) };
+}
+
+/** The model catalogue: its tables read (keys from their variables and files), naming a bad one. */
+function checkModels(data: DaemonConfig): void {
+  try {
+    refuseMixedForms(data);
+    modelSpecs(data);
+  } catch (error) {
+    if (error instanceof ModelTableError) throw new DaemonConfigError('models', error.message);
+    throw error;
+  }
 }
 
 /** The shared store's settings: a PostgreSQL URL (its password never quoted back), and those that need one. */

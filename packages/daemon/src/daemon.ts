@@ -1,10 +1,10 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
-  ModelRuntime,
-  SharedModelRuntime,
   systemClock,
   type CapacityPort,
+  type ModelCatalogue,
+  type ModelRuntime,
   type Job,
   type Journal,
   type ModelProvider,
@@ -12,7 +12,7 @@ import {
   type SchedulerObserver,
 } from '@sluice/runtime';
 import { AcpAgentPool, ChatAgent, type AgentLog } from './agents/index.js';
-import { PROVIDERS, type ProviderEntry } from './providers/index.js';
+import { ModelTableError, buildCatalogue, createProviders, modelSpecs } from './models/index.js';
 import { SECRET_VARIABLES } from './settings/index.js';
 import { DurableBudgets, MemoryBudgetStore, type BudgetStore } from './budgets/index.js';
 import {
@@ -30,7 +30,10 @@ import type { DaemonTap } from './observe/index.js';
 /** Things a test or host may inject instead of what the config builds. */
 export interface DaemonParts {
   journal?: Journal;
+  /** The provider of a one-model catalogue (the flag form). */
   provider?: ModelProvider;
+  /** Each model's provider, in catalogue order (`models`), instead of building them. */
+  providers?: readonly ModelProvider[];
   agent?: Agent;
   store?: SessionStore;
   onError?: (error: unknown, context: string) => void;
@@ -72,7 +75,10 @@ export interface DaemonStorage {
 /** The composed daemon: runtime, sessions (with their event streams), permissions and the agent. */
 export interface Daemon {
   readonly config: ResolvedDaemonConfig;
+  /** The default model's runtime (the built-in agent's); {@link models} holds every model's. */
   readonly runtime: ModelRuntime;
+  /** The model catalogue (issue 29): each model its own runtime and limits, one journal. */
+  readonly models: ModelCatalogue;
   readonly bridge: SessionBridge;
   /** Permission requests of running turns and their votes (PROTOCOL §7). */
   readonly permissions: PermissionBroker;
@@ -166,32 +172,25 @@ function openStorage(config: ResolvedDaemonConfig, parts: DaemonParts): Storage 
   };
 }
 
-function buildRuntime(
+/** The catalogue's models over the one journal; a bad catalogue lets go of the storage and names itself. */
+function buildModels(
   config: ResolvedDaemonConfig,
-  provider: ModelProvider,
+  parts: DaemonParts,
   storage: Storage,
-  { observer, capacity }: { observer?: SchedulerObserver; capacity?: CapacityPort<Job> },
-): ModelRuntime {
+  observerOf: (name: string) => SchedulerObserver | undefined,
+): ModelCatalogue {
   try {
-    const options = {
-      provider,
+    const specs = modelSpecs(config);
+    const given = parts.providers ?? (parts.provider === undefined ? undefined : [parts.provider]);
+    return buildCatalogue(specs, createProviders(specs, given), {
       journal: storage.journal,
-      ...(observer === undefined ? {} : { observer }),
-      scheduler: {
-        maxConcurrency: config.modelMaxConcurrency,
-        maxQueued: config.modelMaxQueued,
-        maxWaiting: config.modelMaxWaiting,
-        maxInflight: config.modelMaxInflight ?? Math.max(64, config.modelMaxConcurrency ?? 4),
-        maxRequestBytes: config.modelMaxRequestBytes,
-        defaultTimeoutMs: config.modelTimeoutMs,
-      },
-    };
-    return capacity === undefined
-      ? new ModelRuntime(options)
-      : new SharedModelRuntime({ ...options, capacity });
+      observerOf,
+      ...(parts.capacity === undefined ? {} : { capacity: parts.capacity }),
+    });
   } catch (error) {
     void storage.close().catch(() => {});
     storage.unlock();
+    if (error instanceof ModelTableError) throw new DaemonConfigError('models', error.message);
     throw error;
   }
 }
@@ -200,14 +199,15 @@ function buildRuntime(
 export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {}): Daemon {
   const resolved = resolveDaemonConfig(config);
   requireDirectory(resolved.workspace);
-  const provider = parts.provider ?? buildProvider(resolved);
   const storage = openStorage(resolved, parts);
   const tap = parts.tap;
   const observer = schedulerObservers(parts.schedulerObserver, tap?.model);
-  const runtime = buildRuntime(resolved, provider, storage, {
-    ...(observer === undefined ? {} : { observer }),
-    ...(parts.capacity === undefined ? {} : { capacity: parts.capacity }),
-  });
+  // Each model's scheduler tells the shared observer and counts its own refusals.
+  const observerOf = (name: string): SchedulerObserver | undefined =>
+    tap === undefined ? observer : schedulerObservers(observer, tap.model.ofModel(name));
+  const models = buildModels(resolved, parts, storage, observerOf);
+  // The default model's runtime: the built-in agent's, the budgets' clock and pricing.
+  const runtime = models.defaultModel.runtime;
   const retention = buildRetention(resolved, storage, parts);
   // The broker publishes through the bridge, which drops events of sessions that are gone.
   const permissions = new PermissionBroker({
@@ -222,7 +222,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
     maxBudgets: resolved.maxBudgets,
   });
   const agentPool =
-    parts.agent === undefined ? buildAgentPool(resolved, parts, credentials, runtime) : undefined;
+    parts.agent === undefined ? buildAgentPool(resolved, parts, credentials, models) : undefined;
   const agent = withPermissions(
     parts.agent ??
       agentPool ??
@@ -239,7 +239,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
       await bridge.shutdown('daemon_shutdown');
       await agentPool?.close();
       bridge.streams.closeAll('daemon_shutdown');
-      await runtime.shutdown({ abortRunning: true });
+      await models.shutdown({ abortRunning: true });
       await retention?.stop();
       await storage.close();
     } finally {
@@ -250,6 +250,7 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
   return {
     config: resolved,
     runtime,
+    models,
     bridge,
     permissions,
     credentials,
@@ -276,7 +277,7 @@ function buildAgentPool(
   config: ResolvedDaemonConfig,
   parts: DaemonParts,
   credentials: SessionCredentials,
-  runtime: Pick<ModelRuntime, 'schedulerSnapshot'>,
+  models: ModelCatalogue,
 ): AcpAgentPool | undefined {
   if (config.agents === undefined) return undefined;
   return new AcpAgentPool({
@@ -289,12 +290,15 @@ function buildAgentPool(
     turnIdleTimeoutMs: config.agentTurnIdleTimeoutMs,
     // A model call of the session's turn is activity: its idle bound waits for the call.
     modelCallRunning: (sessionId) =>
-      runtime.schedulerSnapshot().jobs.some((job) => job.sessionId === sessionId),
+      models.models.some((model) =>
+        model.runtime.schedulerSnapshot().jobs.some((job) => job.sessionId === sessionId),
+      ),
     ...(config.agentMemoryBudgetMb === undefined ? {} : { memoryBudgetMb: config.agentMemoryBudgetMb }),
     workspace: config.workspace,
     // The daemon's own credentials (its token, fleet URLs) are not the agents' to read.
     env: withoutVariables(process.env, SECRET_VARIABLES),
     credentials,
+    gatewayModel: models.defaultModel.name,
     ...(parts.gatewayUrl === undefined ? {} : { gatewayUrl: parts.gatewayUrl }),
     ...(parts.agentLog === undefined ? {} : { log: parts.agentLog }),
   });
@@ -305,18 +309,6 @@ function withoutVariables(env: NodeJS.ProcessEnv, names: readonly string[]): Nod
   const kept = { ...env };
   for (const name of names) delete kept[name];
   return kept;
-}
-
-function buildProvider(config: ResolvedDaemonConfig): ModelProvider {
-  // A provider that loads an SDK (`openai`: ~150 modules) is not imported here: the caller loads
-  // it (the CLI does, see `loadProvider` in providers/registry.ts) and passes it in.
-  const entry = PROVIDERS[config.provider] as ProviderEntry;
-  if (entry.create === undefined)
-    throw new DaemonConfigError(
-      'provider',
-      `provider "${config.provider}" must be passed in as parts.provider (${entry.hostPart})`,
-    );
-  return entry.create(config);
 }
 
 /** Resolves once no prompt is pending, or after `timeoutMs`. */

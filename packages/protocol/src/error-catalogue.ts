@@ -73,6 +73,8 @@ export const ERROR_CATALOGUE = {
   runtime_stopped: closed(503, 5),
   model_recording_failed: closed(503, 5),
   model_closure_failure: refused(500),
+  // A model name the catalogue does not hold (issue 29): OpenAI's `model_not_found`.
+  model_not_found: refused(404),
   // Per call: an upstream's answer decides the status, retryable and Retry-After.
   model_provider_error: refused(502),
   // Only ever recorded at start-up for a call a killed daemon left; no live call fails with it.
@@ -100,6 +102,9 @@ export const ERROR_CATALOGUE = {
   prompt_not_found: refused(404),
   invalid_chat_request: refused(400),
   unsupported_media_type: refused(415),
+  // The model gateway's (`/v1`) unknown paths and methods, in OpenAI's error shape (issue 29).
+  route_not_found: refused(404),
+  method_not_allowed: refused(405),
   not_acceptable: refused(406),
   unsupported_session_setting: refused(400),
   acp_connection_id_required: refused(400),

@@ -5,6 +5,16 @@
 export { ModelRuntime, type ModelRuntimeOptions } from './gateway/model-runtime.js';
 export { SharedModelRuntime, type SharedModelRuntimeOptions } from './gateway/shared-model-runtime.js';
 export type { CallOptions, ModelGateway, ModelStream } from './gateway/model-gateway.js';
+export {
+  DEFAULT_ALIAS,
+  ModelCatalogue,
+  ModelNotFoundError,
+  mayFallBack,
+  type CatalogueAnswer,
+  type CatalogueModel,
+  type CatalogueModelOptions,
+  type CatalogueStream,
+} from './catalogue/index.js';
 export { contentText } from './types.js';
 export type {
   ChatMessage,

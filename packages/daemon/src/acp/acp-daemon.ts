@@ -1,4 +1,4 @@
-import type { ModelRuntime } from '@sluice/runtime';
+import type { ModelCatalogue } from '@sluice/runtime';
 import type { PermissionBroker } from '../permissions/index.js';
 import type { SessionBridge } from '../sessions/index.js';
 
@@ -6,6 +6,6 @@ import type { SessionBridge } from '../sessions/index.js';
 export interface AcpDaemon {
   readonly bridge: SessionBridge;
   readonly permissions: PermissionBroker;
-  /** Names the one model every session uses (`session/set_model`). */
-  readonly runtime: Pick<ModelRuntime, 'provider'>;
+  /** Names the model every session uses, the catalogue's default (`session/set_model`). */
+  readonly models: Pick<ModelCatalogue, 'defaultModel'>;
 }

@@ -37,8 +37,10 @@ export function registerSettingHandlers(app: acp.AgentApp, context: AcpHandlerCo
         'session/set_model',
         (params: { sessionId: string; modelId: string }): Record<string, never> => {
           bridge.status(params.sessionId);
-          // One model serves every session; naming it again is accepted, any other is not.
-          if (params.modelId === context.daemon.runtime.provider.defaultModel) return {};
+          // The default model serves every session; naming it (or its upstream id) again is accepted.
+          const model = context.daemon.models.defaultModel;
+          if (params.modelId === model.name || params.modelId === model.runtime.provider.defaultModel)
+            return {};
           throw unsupportedSetting('model', params.modelId);
         },
       ),

@@ -49,7 +49,9 @@ export async function applyConfigFile(
     );
   }
   const keys: string[] = [];
-  for (const [key, value] of Object.entries(table)) {
+  for (const [entry, value] of Object.entries(table)) {
+    // `[[model]]` tables are the model catalogue (`--models`); `model = "…"` stays `--model`.
+    const key = entry === 'model' && Array.isArray(value) && value.some(isTable) ? 'models' : entry;
     const option = command.options.find((candidate) => candidate.long === `--${key}`);
     if (option === undefined || key === 'config') {
       if (ignoredKeys.includes(key)) continue;
@@ -73,6 +75,9 @@ function optionValue(option: Option, key: string, value: unknown, path: string):
   if (option.isBoolean())
     return typeof value === 'boolean' ? value : refuse(key, 'must be true or false', value);
   if (!Array.isArray(value)) return parseOne(option, value, undefined, key, refuse);
+  // The catalogue's tables are read whole, naming a bad key where the daemon reads them (models/).
+  if (key === 'models')
+    return value.every(isTable) ? value : refuse('model', 'must be [[model]] tables', value);
   let previous: unknown = undefined;
   for (const [index, element] of value.entries()) {
     const at = `${key}[${index}]`;

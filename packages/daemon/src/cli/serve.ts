@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { DaemonConfigError, resolveDaemonConfig, type DaemonConfig } from '../config.js';
-import { PROVIDERS, loadProvider, type ProviderEntry } from '../providers/index.js';
+import { loadProviders, modelSpecs, needsLoading } from '../models/index.js';
 import type { CommandOptions } from '../settings/index.js';
 import { createDaemon, type Daemon, type DaemonParts, type DaemonStorage } from '../daemon.js';
 import {
@@ -53,9 +53,9 @@ export async function daemonFromFlags(
   try {
     const config = daemonConfig(options);
     // A provider that loads an SDK is loaded here, once every flag is known to be valid.
-    const needsLoading = (PROVIDERS[options.provider] as ProviderEntry).create === undefined;
-    const provider = needsLoading ? await loadProvider(resolveDaemonConfig(config), warn) : undefined;
-    const withProvider = provider === undefined ? parts : { ...parts, provider };
+    const specs = modelSpecs(resolveDaemonConfig(config));
+    const providers = needsLoading(specs) ? await loadProviders(specs, warn) : undefined;
+    const withProvider = providers === undefined ? parts : { ...parts, providers };
     // Only a fleet loads the fleet backends (and their Redis and PostgreSQL clients).
     if (config.store === undefined && config.fleetRedis === undefined)
       return createDaemon(config, withProvider);

@@ -56,7 +56,9 @@ export interface CompletionHead {
 
 /** The provider's own completion when it has one (relayed unchanged), else one built from the typed answer. */
 export function completionBody(response: ModelResponse, head: CompletionHead): unknown {
-  if (typeof response.native === 'object' && response.native !== null) return response.native;
+  const native = response.native;
+  // The provider's own answer, naming the catalogue's model that gave it (a fallback, an alias).
+  if (typeof native === 'object' && native !== null) return named(native, head.model);
   const message: Record<string, unknown> = { role: 'assistant', content: response.text };
   if (response.toolCalls !== undefined) message['tool_calls'] = response.toolCalls.map(wireToolCall);
   return {
@@ -90,7 +92,7 @@ export class ChunkWriter {
       // The provider always asks for usage (budgets need it); a client that did not gets none.
       if (!this.includeUsage && chunk.usage && Array.isArray(chunk.choices) && chunk.choices.length === 0)
         return '';
-      return frame(chunk);
+      return frame(named(chunk, this.head.model));
     }
     if (this.relayed || event.type === 'raw') return '';
     let out = '';
@@ -125,6 +127,11 @@ export class ChunkWriter {
   private chunk(delta: Record<string, unknown>, finishReason: string | null): string {
     return frame({ ...this.base(), choices: [{ index: 0, delta, finish_reason: finishReason }] });
   }
+}
+
+/** `body` with `model` naming the catalogue's model, copied only when it names another. */
+function named(body: object, model: string): object {
+  return (body as { model?: unknown }).model === model ? body : { ...body, model };
 }
 
 /** One SSE data frame. */

@@ -1,4 +1,4 @@
-import type { ModelRuntime, Journal } from '@sluice/runtime';
+import type { ModelCatalogue, ModelRuntime, Journal } from '@sluice/runtime';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AcpDaemon, AcpHttpRegistryOptions } from '../acp/index.js';
 import type { DurableBudgets } from '../budgets/index.js';
@@ -12,7 +12,10 @@ import type { RouteDoc } from './openapi/route-doc.js';
 export interface RouteParts {
   sessions: SessionBridge;
   permissions: PermissionBroker;
+  /** The default model's runtime. */
   runtime: ModelRuntime;
+  /** The model catalogue: every model by name, for the gateway (`/v1`). */
+  models: ModelCatalogue;
   journal: Journal;
   budgets: DurableBudgets;
   /** The primary workspace (`/capabilities`). */

@@ -7,7 +7,7 @@ import { DEFAULT_SSE_HEARTBEAT_MS, mapError } from '../wire/index.js';
 import { registerJsonBody } from './json-body.js';
 import { requestLogHook, type RequestLog } from './request-log.js';
 import type { AcpHttpRegistryOptions } from '../acp/index.js';
-import { servedRoutes } from './routes/index.js';
+import { gatewayNotFound, isGatewayUrl, servedRoutes } from './routes/index.js';
 import type { RouteParts } from './route.js';
 import { securityGate } from './security.js';
 import { dashboardCookie } from './dashboard-auth.js';
@@ -110,16 +110,19 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
     const mapped = mapError(error);
     void reply.code(mapped.statusCode).headers(mapped.headers).send(mapped.body);
   });
+  const routes = servedRoutes(daemon.tap !== undefined);
+  const gatewayMiss = gatewayNotFound(routes);
   app.setNotFoundHandler((request, reply) => {
+    if (isGatewayUrl(request.url)) return gatewayMiss(request, reply);
     const path = clipText(request.url.split('?', 1)[0] ?? '');
     void reply.code(404).send({ error: `Route ${request.method} ${path} not found` });
   });
 
-  const routes = servedRoutes(daemon.tap !== undefined);
   const parts: RouteParts = {
     sessions: daemon.bridge,
     permissions: daemon.permissions,
     runtime: daemon.runtime,
+    models: daemon.models,
     journal: daemon.journal,
     budgets: daemon.budgets,
     workspace: daemon.config.workspace,
@@ -130,7 +133,13 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
     observed:
       daemon.tap === undefined
         ? undefined
-        : { tap: daemon.tap, runtime: daemon.runtime, bridge: daemon.bridge, agentPool: daemon.agentPool },
+        : {
+            tap: daemon.tap,
+            runtime: daemon.runtime,
+            models: daemon.models,
+            bridge: daemon.bridge,
+            agentPool: daemon.agentPool,
+          },
     routes,
     agents: () => daemon.agentPool?.describe(),
   };

@@ -1,5 +1,6 @@
 export { collectOrigin, integer, nonEmpty } from './argument-parsers.js';
 export { agentList, type AgentConfig, type AgentTable } from './agent-kind.js';
+export { modelTables, type ModelTable } from './model-kind.js';
 export {
   flag,
   httpUrl,

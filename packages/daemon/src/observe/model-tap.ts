@@ -27,6 +27,8 @@ export class ModelTap implements SchedulerObserver {
   readonly execution = new Distribution(PHASE_SECONDS);
   /** Cleaning: from the slot's release to the result record confirmed and the call freed (SCH-16). */
   readonly cleaning = new Distribution(PHASE_SECONDS);
+  /** Calls refused at admission, by the catalogue's model (bounded by the catalogue, then `other`). */
+  readonly refusalsByModel = new LabeledCounts(['model'], 64);
   private tokensIn = 0;
   private tokensOut = 0;
 
@@ -43,6 +45,11 @@ export class ModelTap implements SchedulerObserver {
   /** Output tokens charged to budgets since start. */
   get outputTokens(): number {
     return this.tokensOut;
+  }
+
+  /** An observer of model `name`'s scheduler: counts its refusals under its name. */
+  ofModel(name: string): SchedulerObserver {
+    return { rejected: () => this.refusalsByModel.inc(name) };
   }
 
   rejected(error: ModelRuntimeError): void {

@@ -11,6 +11,8 @@ import type { DaemonTap } from './daemon-tap.js';
 export interface ObservedDaemon {
   readonly tap: DaemonTap;
   readonly runtime: { schedulerSnapshot(): ModelSchedulerSnapshot };
+  /** Each model of the catalogue's scheduler (the `model` label of `/metrics`), when one is given. */
+  readonly models?: { snapshots(): Array<{ model: string; snapshot: ModelSchedulerSnapshot }> };
   readonly bridge: Pick<SessionBridge, 'listSessions' | 'streams' | 'limits'>;
   /** The external agents' pool, when agents are configured. */
   readonly agentPool: { readonly processCount: number; describe(): AgentPoolReport } | undefined;

@@ -205,6 +205,12 @@ function registerCounters(source: ObservedDaemon, counter: Define): void {
     ['outcome', 'code'],
     () => labeled(model.calls),
   );
+  counter(
+    'sluice_catalogue_model_refusals_total',
+    "Model calls refused at admission, by the catalogue's model.",
+    ['model'],
+    () => labeled(model.refusalsByModel),
+  );
   counter('sluice_model_tokens_total', 'Tokens charged to task budgets, by direction.', ['direction'], () => [
     { labels: { direction: 'input' }, value: model.inputTokens },
     { labels: { direction: 'output' }, value: model.outputTokens },
@@ -243,6 +249,33 @@ const SCHEDULER_GAUGES: ReadonlyArray<[string, string, (s: ModelSchedulerSnapsho
   ],
 ];
 
+/** Each catalogue model's scheduler: its calls by state and its limits, `model` the catalogue's names. */
+function registerModelGauges(source: ObservedDaemon, gauge: Define): void {
+  const models = source.models;
+  if (models === undefined) return;
+  const snapshots = oncePerTurn(() => models.snapshots());
+  const states = ['queued', 'waiting', 'preparing', 'executing', 'cleaning', 'inflight'] as const;
+  gauge(
+    'sluice_catalogue_model_calls',
+    "Model calls of each catalogue model's scheduler, by state.",
+    ['model', 'state'],
+    () =>
+      snapshots().flatMap(({ model, snapshot }) =>
+        states.map((state) => ({ labels: { model, state }, value: snapshot[state] })),
+      ),
+  );
+  const limits = ['maxConcurrency', 'maxQueued', 'maxInflight'] as const;
+  gauge(
+    'sluice_catalogue_model_limit',
+    "Limits of each catalogue model's scheduler.",
+    ['model', 'limit'],
+    () =>
+      snapshots().flatMap(({ model, snapshot }) =>
+        limits.map((limit) => ({ labels: { model, limit }, value: snapshot.limits[limit] })),
+      ),
+  );
+}
+
 /** `read()` once per turn of the loop: a scrape collects every metric in one turn. */
 function oncePerTurn<T>(read: () => T): () => T {
   let cached: { value: T } | undefined;
@@ -258,6 +291,7 @@ function registerGauges(source: ObservedDaemon, gauge: Define): void {
   const { bridge, runtime, tap } = source;
   const scheduler = oncePerTurn(() => runtime.schedulerSnapshot());
   for (const [name, help, read] of SCHEDULER_GAUGES) gauge(name, help, [], () => read(scheduler()));
+  registerModelGauges(source, gauge);
   gauge('sluice_sessions', 'Open sessions.', [], () => bridge.listSessions().length);
   gauge(
     'sluice_pending_prompts',

@@ -3,7 +3,6 @@ export {
   PROVIDERS,
   PROVIDER_NAMES,
   PROVIDER_SETTINGS,
-  loadProvider,
   providerSetting,
   type ProviderName,
   type ProviderSettings,

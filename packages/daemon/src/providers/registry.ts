@@ -1,5 +1,3 @@
-import type { ModelProvider } from '@sluice/runtime';
-import type { DaemonConfig } from '../config.js';
 import { oneOf } from '../kinds/index.js';
 import { anthropic } from './anthropic.js';
 import { echo } from './echo.js';
@@ -41,11 +39,3 @@ export const providerSetting = {
   default: PROVIDER_NAMES[0]!,
   help: 'model provider',
 } as const;
-
-/** The provider `config` names, loaded (its SDK imported only now) and built. */
-export function loadProvider(
-  config: DaemonConfig & { provider: ProviderName },
-  warn: (message: string) => void,
-): Promise<ModelProvider> {
-  return (PROVIDERS[config.provider] as ProviderEntry).load(config, warn);
-}

@@ -1,7 +1,7 @@
 import { DEFAULT_MAX_WAITING, DEFAULT_SCHEDULER_LIMITS, MAX_TIMER_MS } from '@sluice/runtime';
 import { DEFAULT_CONTEXT_MAX_BYTES } from '../defaults.js';
 import { PROVIDER_SETTINGS, providerSetting } from '../providers/index.js';
-import { int, type SettingTable } from '../kinds/index.js';
+import { int, modelTables, type SettingTable } from '../kinds/index.js';
 
 const limits = DEFAULT_SCHEDULER_LIMITS;
 
@@ -54,6 +54,13 @@ export const MODEL_SETTINGS = {
     kind: int(1, { max: MAX_TIMER_MS }),
     defaultText: String(limits.defaultTimeoutMs),
     help: 'default model call timeout',
+  },
+  models: {
+    flag: '--models <json>',
+    topic: 'model provider',
+    scope: 'daemon',
+    kind: modelTables,
+    help: 'the model catalogue: [[model]] tables in the config file (docs/models.md), or their JSON array; each model its own limits (the --model-* flags are their defaults) and fallbacks; replaces --provider, --model and --base-url',
   },
   provider: providerSetting,
   ...PROVIDER_SETTINGS,

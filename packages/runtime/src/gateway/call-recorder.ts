@@ -92,7 +92,7 @@ export class CallRecorder {
    * in advance where they can be: the provider, the default model, the task (SCH-17).
    */
   optionsBytes(call: Call, timeoutMs: number): number {
-    const { model, budget, sessionId, turnId } = call;
+    const { model, budget, sessionId, turnId, fallbackOf } = call;
     return countedOptionsBytes(
       timeoutMs,
       this.providerNameBytes,
@@ -102,6 +102,7 @@ export class CallRecorder {
       budget ? budget.taskIdJsonBytes : TEMPORARY_TASK_PREFIX.length + call.callId.length + 2,
       sessionId === undefined ? undefined : this.sessionIdBytes.of(sessionId),
       turnId === undefined ? undefined : this.turnIdBytes.of(turnId),
+      fallbackOf === undefined ? undefined : jsonStringBytes(fallbackOf, Infinity),
     );
   }
 
@@ -123,7 +124,10 @@ export class CallRecorder {
    * changed once written, so the last ones of each kind are frozen and handed out again.
    */
   recordedOptions(call: Call): RecordedOptions {
-    const { timeoutMs, model, kind } = call;
+    const { timeoutMs, model, kind, fallbackOf } = call;
+    // A fallback attempt names the call it stands in for: its options are its own.
+    if (fallbackOf !== undefined)
+      return Object.freeze({ timeoutMs, provider: this.providerName, model, kind, fallbackOf });
     const last = kind === 'complete' ? this.lastCompleteOptions : this.lastStreamOptions;
     if (last !== undefined && last.timeoutMs === timeoutMs && last.model === model) return last;
     const options: RecordedOptions = Object.freeze({ timeoutMs, provider: this.providerName, model, kind });

@@ -65,6 +65,8 @@ export class Call extends Job implements ProviderCallOptions, AppendListener {
   /** The task's shared budget; undefined for a call in a trivial temporary scope. */
   readonly budget: TaskBudget | undefined;
   readonly channel: StreamChannel | undefined;
+  /** The call id of the client's call this one is a fallback attempt of; recorded with its request. */
+  fallbackOf: string | undefined = undefined;
   execution: Execution = 'idle';
   /** Evidence of a failed `ModelRequest` append; the request record settled either way once set. */
   requestEvidence: RecordingEvidence | undefined = undefined;

@@ -6,7 +6,7 @@ export interface CountedOptions {
   provider: string;
   model: string;
   kind: 'complete' | 'stream';
-  correlation: { taskId: string; sessionId?: string; turnId?: string };
+  correlation: { taskId: string; sessionId?: string; turnId?: string; fallbackOf?: string };
 }
 
 /** Builds the counted options; absent correlation members are left out, as JSON would. */
@@ -18,10 +18,12 @@ export function countedOptions(
   taskId: string,
   sessionId: string | undefined,
   turnId: string | undefined,
+  fallbackOf?: string,
 ): CountedOptions {
   const correlation: CountedOptions['correlation'] = { taskId };
   if (sessionId !== undefined) correlation.sessionId = sessionId;
   if (turnId !== undefined) correlation.turnId = turnId;
+  if (fallbackOf !== undefined) correlation.fallbackOf = fallbackOf;
   return { timeoutMs, provider, model, kind, correlation };
 }
 
@@ -38,6 +40,7 @@ export function countedOptionsBytes(
   taskIdBytes: number,
   sessionIdBytes: number | undefined,
   turnIdBytes: number | undefined,
+  fallbackOfBytes?: number,
 ): number {
   let bytes =
     13 + // {"timeoutMs":
@@ -54,5 +57,6 @@ export function countedOptionsBytes(
     2; // }}
   if (sessionIdBytes !== undefined) bytes += 13 + sessionIdBytes;
   if (turnIdBytes !== undefined) bytes += 10 + turnIdBytes;
+  if (fallbackOfBytes !== undefined) bytes += 14 + fallbackOfBytes; // ,"fallbackOf":
   return bytes;
 }

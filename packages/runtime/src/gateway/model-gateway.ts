@@ -20,6 +20,11 @@ export interface CallOptions {
    * with `model_overloaded` (docs/decisions/029). A refusal stands when the waiters are full.
    */
   waitForCapacity?: boolean;
+  /**
+   * This call is a fallback attempt of the client's call `fallbackOf` (its first attempt's call
+   * id): its request record says so, linking the attempts in the journal.
+   */
+  fallbackOf?: string;
 }
 
 /**

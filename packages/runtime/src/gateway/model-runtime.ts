@@ -138,6 +138,20 @@ export class ModelRuntime implements ModelGateway {
     return answer;
   }
 
+  /**
+   * {@link complete}, also naming the call's id (a model catalogue links fallback attempts to
+   * it). Throws admission errors synchronously.
+   */
+  completeCall(
+    request: GenerationRequest,
+    options: CallOptions = NO_OPTIONS,
+  ): { callId: string; answer: Promise<ModelResponse> } {
+    const call = this.admit(request, options, undefined);
+    const answer = new Promise<ModelResponse>((resolve, reject) => call.settleWith(resolve, reject));
+    if (!call.waiting) this.writeRequest(call);
+    return { callId: call.callId, answer };
+  }
+
   /** Streams an answer. Throws admission errors synchronously; `finished` comes only once recorded. */
   stream(request: GenerationRequest, options: CallOptions = NO_OPTIONS): ModelStream {
     const channel = new StreamChannel();
@@ -237,6 +251,7 @@ export class ModelRuntime implements ModelGateway {
       channel,
       this.executor,
     );
+    if (options.fallbackOf !== undefined) call.fallbackOf = options.fallbackOf;
     return { call, budget };
   }
 }

@@ -55,13 +55,20 @@ export class SharedModelRuntime extends ModelRuntime {
   }
 
   override complete(request: GenerationRequest, options: CallOptions = NO_OPTIONS): Promise<ModelResponse> {
+    return this.completeCall(request, options).answer;
+  }
+
+  override completeCall(
+    request: GenerationRequest,
+    options: CallOptions = NO_OPTIONS,
+  ): { callId: string; answer: Promise<ModelResponse> } {
     const { call, admitted } = this.admitShared(request, options, undefined);
     const answer = new Promise<ModelResponse>((resolve, reject) => call.settleWith(resolve, reject));
     admitted.then(
       (now) => now && this.writeRequest(call),
       (error: ModelRuntimeError) => call.deliver(undefined, error),
     );
-    return answer;
+    return { callId: call.callId, answer };
   }
 
   override stream(request: GenerationRequest, options: CallOptions = NO_OPTIONS): ModelStream {

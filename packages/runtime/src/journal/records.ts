@@ -20,6 +20,8 @@ export interface RecordedOptions {
   provider: string;
   model: string;
   kind: 'complete' | 'stream';
+  /** A fallback attempt: the call id of the client's call (its first attempt) it stands in for. */
+  fallbackOf?: string;
 }
 
 /** Written when a call is accepted, before the provider may start (SCH-9). */

@@ -64,6 +64,8 @@ export interface AcpAgentPoolOptions {
   credentials?: GatewayCredentials;
   /** The gateway's base URL (`http://host:port/v1`) once the daemon listens. */
   gatewayUrl?: () => string | undefined;
+  /** The gateway's model an agent asks for (`OPENAI_MODEL`): the catalogue's default model. */
+  gatewayModel?: string;
   /** Environment of the agent processes; default the daemon's. */
   env?: NodeJS.ProcessEnv;
   clock?: Clock;
@@ -149,6 +151,7 @@ export class AcpAgentPool implements Agent {
       env: options.env ?? process.env,
       credentials: options.credentials,
       gatewayUrl: options.gatewayUrl,
+      gatewayModel: options.gatewayModel,
       handlers: (proc) => ({
         onRequest: (method, params) => answerAgentRequest((id) => this.linkOf(proc(), id), method, params),
         onNotification: (method, params) =>

@@ -35,6 +35,8 @@ export interface ProcessPoolOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly credentials: GatewayCredentials | undefined;
   readonly gatewayUrl: (() => string | undefined) | undefined;
+  /** `OPENAI_MODEL` of the processes that call the gateway: a model of its catalogue. */
+  readonly gatewayModel: string | undefined;
   readonly handlers: (process: () => AgentProcess) => AgentProcessOptions['handlers'];
   onDeath(process: AgentProcess, cause: AgentError): void;
 }
@@ -244,6 +246,8 @@ export class ProcessPool {
     if (url !== undefined && credential !== undefined) {
       env['OPENAI_BASE_URL'] = url;
       env['OPENAI_API_KEY'] = credential;
+      // The gateway serves only its catalogue's names: the agent asks for the default model.
+      if (this.options.gatewayModel !== undefined) env['OPENAI_MODEL'] = this.options.gatewayModel;
     }
     const proc: AgentProcess = new AgentProcess({
       agent: home.agent,

@@ -38,7 +38,11 @@ export interface StatusReport {
   model?: string;
   workspaceCwd?: string;
   limits: { maxSessions: number | null; maxPendingPromptsPerSession: number | null };
-  scheduler: ModelSchedulerSnapshot & { agents?: AgentPoolReport };
+  scheduler: ModelSchedulerSnapshot & {
+    agents?: AgentPoolReport;
+    /** Each model's scheduler, when the catalogue has more than one (docs/models.md). */
+    models?: Array<ModelSchedulerSnapshot & { model: string; provider: string }>;
+  };
   draining: boolean;
   sessionCount: number;
   pendingPromptTotal: number;
@@ -87,7 +91,7 @@ export async function readStatus(
   const health = await reader.get<{ status?: string }>('/health');
   const [capabilities, scheduler, overview] = await Promise.all([
     reader.get<Capabilities>('/capabilities'),
-    reader.get<ModelSchedulerSnapshot & { agents?: AgentPoolReport }>('/runtime/snapshot'),
+    reader.get<StatusReport['scheduler']>('/runtime/snapshot'),
     reader.get<Overview>(`/daemon/sessions?size=${sessionLimit}`),
   ]);
   const report: StatusReport = {

@@ -1,19 +1,30 @@
 import type { AgentPoolReport } from '../../agents/index.js';
 import type { StatusReport } from './status-report.js';
 
+/** A scheduler's counts against its limits, on one line. */
+function schedulerCounts(scheduler: StatusReport['scheduler']): string {
+  const limits = scheduler.limits;
+  return (
+    `${scheduler.accepting ? 'accepting' : 'not accepting'}  executing ${scheduler.executing}/${limits.maxConcurrency}` +
+    `  queued ${scheduler.queued}/${limits.maxQueued}  inflight ${scheduler.inflight}/${limits.maxInflight}` +
+    `  preparing ${scheduler.preparing}  cleaning ${scheduler.cleaning}`
+  );
+}
+
 /**
  * The report as a compact text screen: a header, the scheduler's counts against its limits, and
  * tables of the sessions and pending prompts. `nowMs` dates the ages shown ("12s").
  */
 export function statusText(report: StatusReport, nowMs: number): string {
   const scheduler = report.scheduler;
-  const limits = scheduler.limits;
   const lines = [
     `sluice ${report.url}  ${report.health}${report.draining ? '  DRAINING' : ''}  ${report.at}`,
     `model      ${report.provider ?? '?'}/${report.model ?? '?'}  workspace ${report.workspaceCwd ?? '?'}`,
-    `scheduler  ${scheduler.accepting ? 'accepting' : 'not accepting'}  executing ${scheduler.executing}/${limits.maxConcurrency}` +
-      `  queued ${scheduler.queued}/${limits.maxQueued}  inflight ${scheduler.inflight}/${limits.maxInflight}` +
-      `  preparing ${scheduler.preparing}  cleaning ${scheduler.cleaning}`,
+    `scheduler  ${schedulerCounts(scheduler)}`,
+    // With a catalogue of models, each model's own slots, queue and in-flight calls.
+    ...(scheduler.models ?? []).map(
+      (model) => `  ${model.model} (${model.provider})  ${schedulerCounts(model)}`,
+    ),
     `sessions   ${report.sessionCount} open (max ${report.limits.maxSessions ?? 'unlimited'})` +
       `  pending prompts ${report.pendingPromptTotal} (max ${report.limits.maxPendingPromptsPerSession ?? 'unlimited'} per session)`,
   ];

@@ -1,4 +1,5 @@
 import { daemonVersion } from '../../version.js';
+import type { ModelCatalogue } from '@sluice/runtime';
 import { defineRoute, type Route, type RouteParts } from '../route.js';
 import { Capabilities, Health, SchedulerSnapshot } from '../schemas/discovery-schemas.js';
 
@@ -61,22 +62,34 @@ export const DISCOVERY_ROUTES: readonly Route[] = [
       method: 'GET',
       path: '/runtime/snapshot',
       tag: 'discovery',
-      summary: "The model scheduler's state, live",
+      summary: "The model scheduler's state, live (the default model's; each model's under `models`)",
       responses: { 200: { description: 'The snapshot.', schema: SchedulerSnapshot } },
     },
     {
-      // Beside the scheduler, the agent processes (sessions, RSS of each tree, the memory budget).
+      // Beside the scheduler, the agent processes (sessions, RSS of each tree, the memory budget),
+      // and with more than one model each model's own scheduler (issue 29).
       handler:
-        ({ runtime, agents }) =>
+        ({ runtime, models, agents }) =>
         async () => {
           const report = agents?.();
-          return report === undefined
-            ? runtime.schedulerSnapshot()
-            : { ...runtime.schedulerSnapshot(), agents: report };
+          const snapshot =
+            models.models.length > 1
+              ? { ...runtime.schedulerSnapshot(), models: modelSnapshots(models) }
+              : runtime.schedulerSnapshot();
+          return report === undefined ? snapshot : { ...snapshot, agents: report };
         },
     },
   ),
 ];
+
+/** Each model's name, provider and scheduler snapshot, in catalogue order. */
+function modelSnapshots(models: ModelCatalogue): Array<Record<string, unknown>> {
+  return models.models.map((model) => ({
+    model: model.name,
+    provider: model.runtime.providerName,
+    ...model.runtime.schedulerSnapshot(),
+  }));
+}
 
 function capabilities({ sessions, runtime, workspace }: RouteParts): Record<string, unknown> {
   const limits = sessions.limits;

@@ -1,6 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { type CallOptions, type ModelRuntime, type TaskBudget } from '@sluice/runtime';
+import { type CallOptions, type ModelCatalogue, type TaskBudget } from '@sluice/runtime';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { CodedError, clipText } from '@sluice/protocol';
 import {
   ChunkWriter,
   DONE_FRAME,
@@ -37,21 +38,19 @@ const models = defineRoute(
     method: 'GET',
     path: '/v1/models',
     tag: 'gateway',
-    summary: 'The models of the configured provider (OpenAI wire)',
+    summary: 'The model catalogue: each model and alias a chat request may name (OpenAI wire)',
     responses: { 200: { description: 'The model list.', schema: ModelList } },
   },
   {
     errorHandler,
     handler:
-      ({ runtime }) =>
+      ({ models }) =>
       () => {
-        const { provider } = runtime;
-        const names = [provider.defaultModel, ...(provider.models ?? [])];
-        const data = [...new Set(names)].map((id) => ({
+        const data = models.names().map((id) => ({
           id,
           object: 'model',
           created: 0,
-          owned_by: provider.name,
+          owned_by: models.get(id).runtime.providerName,
         }));
         return { object: 'list', data };
       },
@@ -59,18 +58,22 @@ const models = defineRoute(
 );
 
 /** A chat completion through the model runtime, JSON or streamed. */
-function completion({ runtime, budgets }: RouteParts) {
+function completion({ models, budgets }: RouteParts) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    const type = request.headers['content-type'];
+    if (type !== undefined && !/^application\/json\s*(;|$)/i.test(type))
+      throw new CodedError(
+        'unsupported_media_type',
+        'POST /v1/chat/completions takes Content-Type: application/json',
+      );
     const chat = readChatRequest(request.body);
+    // An unknown model is OpenAI's 404 before anything else is looked at.
+    const model = models.get(chat.model);
     // The security gate resolved a session credential already (a daemon token names no session).
     const caller = gatewayCallerOf(request);
     const budget = await gatewayCallBudget(request.headers[BUDGET_HEADER], caller, budgets);
-    const head: CompletionHead = {
-      id: '',
-      created: Math.floor(Date.now() / 1000),
-      model: chat.model ?? runtime.provider.defaultModel,
-    };
-    if (chat.stream) return streamCompletion(runtime, chat, caller, budget, head, reply);
+    const head: CompletionHead = { id: '', created: Math.floor(Date.now() / 1000), model: model.name };
+    if (chat.stream) return streamCompletion(models, chat, caller, budget, head, reply);
     // A client that goes away cancels its call.
     const gone = new AbortController();
     const onClose = (): void => {
@@ -79,9 +82,10 @@ function completion({ runtime, budgets }: RouteParts) {
     reply.raw.once('close', onClose);
     try {
       const options = callOptions(chat, caller, budget, gone.signal);
-      const response = await runtime.complete(chat.request, options);
+      const answer = await models.complete(chat.model, chat.request, options);
       head.id = `chatcmpl-${globalThis.crypto.randomUUID()}`;
-      return completionBody(response, head);
+      head.model = answer.model;
+      return completionBody(answer.response, head);
     } finally {
       reply.raw.off('close', onClose);
     }
@@ -107,16 +111,46 @@ const chatCompletions = defineRoute(
         stream: ChatCompletionChunks,
       },
       400: openAIErrorDoc('`invalid_chat_request`: the body is not a chat request.'),
+      404: openAIErrorDoc(
+        '`model_not_found`: no model or alias of the catalogue has that name (`GET /v1/models`).',
+      ),
       403: openAIErrorDoc(
         "`budget_forbidden`: a session credential's `X-Sluice-Budget` names a budget none of its session's prompts was sent with.",
       ),
       413: openAIErrorDoc('The request is larger than the runtime admits.'),
+      415: openAIErrorDoc('`unsupported_media_type`: the body is not `application/json`.'),
       429: openAIErrorDoc('The model runtime is full; retry after `Retry-After` seconds.'),
       502: openAIErrorDoc('The provider failed; its own status and message when it gave one.'),
     },
   },
   { errorHandler, handler: completion },
 );
+
+/**
+ * The gateway's answer to a `/v1` path no route serves, in OpenAI's error shape: `405
+ * method_not_allowed` when another method serves the path, else `404 route_not_found`.
+ */
+export function gatewayNotFound(routes: readonly Route[]) {
+  return (request: FastifyRequest, reply: FastifyReply): void => {
+    const path = clipText(request.url.split('?', 1)[0] ?? '');
+    const methods = routes.filter((route) => route.path === path).map((route) => route.method);
+    const error =
+      methods.length > 0
+        ? new CodedError(
+            'method_not_allowed',
+            `${request.method} ${path} is not served; use ${methods.join(' or ')}`,
+          )
+        : new CodedError('route_not_found', `${request.method} ${path} is not a route of this gateway`);
+    const answer = openAIError(error);
+    if (methods.length > 0) answer.headers['allow'] = methods.join(', ');
+    void reply.code(answer.statusCode).headers(answer.headers).send(answer.body);
+  };
+}
+
+/** Whether `url` is the model gateway's (`/v1`, `/v1/…`): its errors answer in OpenAI's shape. */
+export function isGatewayUrl(url: string): boolean {
+  return url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?');
+}
 
 /**
  * The OpenAI-compatible model gateway (`/v1/chat/completions`, `/v1/models`): every call goes
@@ -136,7 +170,6 @@ function callOptions(
     signal: caller?.signal === undefined ? gone : AbortSignal.any([gone, caller.signal]),
   };
   if (budget !== undefined) options.budget = budget;
-  if (chat.model !== undefined) options.model = chat.model;
   if (caller !== undefined) {
     options.sessionId = caller.sessionId;
     // A call for a running turn (an external agent's, by its session credential) waits for room
@@ -157,7 +190,7 @@ function callOptions(
  * an error frame. A client that disconnects cancels the call.
  */
 async function streamCompletion(
-  runtime: ModelRuntime,
+  models: ModelCatalogue,
   chat: ChatRequest,
   caller: GatewayCaller | undefined,
   budget: TaskBudget | undefined,
@@ -173,10 +206,11 @@ async function streamCompletion(
   raw.once('close', onClose);
   try {
     const options = callOptions(chat, caller, budget, gone.signal);
-    const stream = runtime.stream(chat.request, options);
+    const stream = models.stream(chat.model, chat.request, options);
     const events = stream[Symbol.asyncIterator]();
     let step = await events.next();
     head.id = `chatcmpl-${stream.callId}`;
+    head.model = stream.model;
     void reply.hijack();
     raw.writeHead(200, {
       ...(reply.getHeaders() as OutgoingHttpHeaders),

@@ -6,6 +6,7 @@ import { DASHBOARD_SIGN_IN_ROUTES } from './dashboard-sign-in.js';
 import { DISCOVERY_ROUTES } from './discovery.js';
 import { EVENT_ROUTES } from './events.js';
 import { GATEWAY_ROUTES } from './gateway.js';
+export { gatewayNotFound, isGatewayUrl } from './gateway.js';
 import { METRICS_ROUTE } from './metrics.js';
 import { OPENAPI_ROUTE } from './openapi.js';
 import { OVERVIEW_ROUTE } from './overview.js';

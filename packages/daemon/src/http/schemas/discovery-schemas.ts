@@ -28,8 +28,7 @@ export const Capabilities = z.looseObject({
 
 const count = z.int().check(z.nonnegative());
 
-/** `GET /runtime/snapshot`: the model scheduler, live (SCH). */
-export const SchedulerSnapshot = z.looseObject({
+const schedulerFields = {
   accepting: z.boolean(),
   inflight: count,
   queued: count,
@@ -38,4 +37,13 @@ export const SchedulerSnapshot = z.looseObject({
   cleaning: count,
   limits: z.record(z.string(), z.number()),
   jobs: documented(z.array(z.looseObject({})), 'One entry per admitted call: its phase and times.'),
+};
+
+/** `GET /runtime/snapshot`: the model scheduler, live (SCH); each model's with a catalogue. */
+export const SchedulerSnapshot = z.looseObject({
+  ...schedulerFields,
+  models: documented(
+    z.optional(z.array(z.looseObject({ model: z.string(), provider: z.string(), ...schedulerFields }))),
+    "With more than one model (docs/models.md): each model's own scheduler, by name; the top level is the default model's.",
+  ),
 });
