@@ -106,7 +106,7 @@ describe('deploy/sluice.service', () => {
   });
 
   test.each([
-    ['a relative ExecStart', 'ExecStart=/usr/bin/node', 'ExecStart=node', 'absolute path'],
+    ['a relative ExecStart', 'ExecStart=/opt/sluice/bin/sluice', 'ExecStart=sluice', 'absolute path'],
     ['User=root', 'User=sluice', 'User=root', 'not root'],
     ['no Type', /^Type=exec$/m, '', 'Type='],
     ['Restart=always', 'Restart=on-failure', 'Restart=always', 'Restart=on-failure'],
@@ -151,7 +151,7 @@ describe('deploy/sluice.service', () => {
 
   // systemd-analyze comes with Debian's systemd; installed when missing, never skipped.
   test(
-    'systemd-analyze verify finds nothing wrong but a missing node binary',
+    'systemd-analyze verify finds nothing wrong but the sluice command not installed here',
     async () => {
       const analyze = await ensureDebianPackage('/usr/bin/systemd-analyze', 'systemd');
       const dir = mkdtempSync(join(tmpdir(), 'sluice-unit-'));
@@ -160,11 +160,12 @@ describe('deploy/sluice.service', () => {
         const result = spawnSync(analyze, ['verify', join(dir, 'sluice.service')], {
           encoding: 'utf8',
         });
-        // Where /usr/bin/node is absent (a node from nvm), verify says so; that is the host, not the unit.
+        // The unit runs the installed command (/opt/sluice/bin/sluice), which this host lacks.
         const complaints = result.stderr
           .split('\n')
           .filter(
-            (line) => line.trim() !== '' && !/\/usr\/bin\/node.*(not executable|No such file)/.test(line),
+            (line) =>
+              line.trim() !== '' && !/\/opt\/sluice\/bin\/sluice.*(not executable|No such file)/.test(line),
           );
         expect(complaints).toEqual([]);
       } finally {
