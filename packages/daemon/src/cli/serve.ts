@@ -10,6 +10,7 @@ import { FLAG_OF, daemonConfig } from './flag-config.js';
 import { openFleetStorage, type FleetStorageEvents } from './fleet-storage.js';
 import { fleetCapacity } from './fleet-capacity.js';
 import { LazyLogger } from './lazy-logger.js';
+import { serveRateLimit } from './rate-limits.js';
 import { DaemonTap } from '../observe/index.js';
 
 /** The parsed options of the daemon's settings (`sluice acp`'s, and `serve`'s but the HTTP server's). */
@@ -179,11 +180,16 @@ export async function serve(
     (message) => logger.warn({}, message),
     store,
   );
-  const app = buildServer(daemon, serverOptions(options, token, logger));
+  const rateLimit = await serveRateLimit(options);
+  const app = buildServer(daemon, {
+    ...serverOptions(options, token, logger),
+    ...(rateLimit.options === undefined ? {} : { rateLimit: rateLimit.options }),
+  });
   try {
     await app.listen({ port: options.port, host: options.hostname });
   } catch (error) {
     await daemon.close().catch(() => {});
+    await rateLimit.close();
     // A taken or privileged port is the port's fault; anything else (no such address) the host's.
     const code = (error as { code?: unknown }).code;
     const flag = code === 'EADDRINUSE' || code === 'EACCES' ? '--port' : '--hostname';
@@ -211,6 +217,7 @@ export async function serve(
         force.unref();
         await app.close();
         clearTimeout(force);
+        await rateLimit.close();
         await logger.flush();
       })()),
   };

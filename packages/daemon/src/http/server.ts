@@ -10,6 +10,7 @@ import type { AcpHttpRegistryOptions } from '../acp/index.js';
 import { servedRoutes } from './routes/index.js';
 import type { RouteParts } from './route.js';
 import { securityGate } from './security.js';
+import { registerRateLimit, type RateLimitOptions } from './rate-limit.js';
 import { dashboardCookie } from './dashboard-auth.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS } from '../defaults.js';
 import { positiveInteger } from '../validate.js';
@@ -51,8 +52,10 @@ export interface ServerOptions {
   maxConnections?: number;
   /** Where to write one line per request (`--log-level debug`); absent = requests are not logged. */
   requestLog?: RequestLog;
-  /** Wall-clock ms for the expiry of browser sign-in cookies; default `Date.now`. */
+  /** Wall-clock ms for the expiry of browser sign-in cookies and rate-limit windows; default `Date.now`. */
   now?: () => number;
+  /** Per-client rate limits by tier (`--rate-limit`, docs/decisions/035); absent: none. */
+  rateLimit?: RateLimitOptions;
 }
 
 /**
@@ -89,9 +92,12 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
       ...(cookie === undefined ? {} : { dashboardCookie: cookie }),
     }),
   );
+  const logger = options.logger;
+  // After the gate: only requests that passed it count against a client's limits.
+  if (options.rateLimit !== undefined)
+    registerRateLimit(app, options.rateLimit, options.now ?? Date.now, logger);
   registerJsonBody(app);
 
-  const logger = options.logger;
   // Before any route: every error a route answers, in any shape (the gateway's own), passes here.
   if (logger !== undefined) app.addHook('onError', internalErrorLog(logger));
   app.setErrorHandler(async (thrown, _request, reply) => {
@@ -123,6 +129,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
         ? undefined
         : { tap: daemon.tap, runtime: daemon.runtime, bridge: daemon.bridge, agentPool: daemon.agentPool },
     routes,
+    rateLimit: options.rateLimit,
     agents: () => daemon.agentPool?.describe(),
   };
   for (const route of routes) route.mount(app, parts);

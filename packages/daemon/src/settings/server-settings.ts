@@ -1,5 +1,13 @@
 import { MAX_TIMER_MS } from '@sluice/runtime';
-import { DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS, LOG_LEVEL_NAMES } from '../defaults.js';
+import {
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_RATE_LIMIT_MUTATION,
+  DEFAULT_RATE_LIMIT_PROMPT,
+  DEFAULT_RATE_LIMIT_READ,
+  DEFAULT_RATE_LIMIT_WINDOW_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  LOG_LEVEL_NAMES,
+} from '../defaults.js';
 import { flag, int, oneOf, origins, text, type SettingTable } from '../kinds/index.js';
 
 /** The HTTP server's settings (`sluice serve` only), and those the command reads itself. */
@@ -76,6 +84,45 @@ export const SERVER_SETTINGS = {
     scope: 'serve',
     kind: origins,
     help: 'allow this browser origin (repeatable)',
+  },
+  rateLimit: {
+    flag: '--rate-limit',
+    topic: 'security',
+    scope: 'serve',
+    kind: flag(),
+    help: 'limit each client (its network address) per window, in three tiers: prompts, other changes, reads; over it 429 rate_limit_exceeded with Retry-After (health, event streams, /acp, /v1 and /metrics are exempt)',
+  },
+  rateLimitPrompt: {
+    flag: '--rate-limit-prompt <n>',
+    topic: 'security',
+    scope: 'serve',
+    kind: int(1, { max: 1_000_000 }),
+    default: DEFAULT_RATE_LIMIT_PROMPT,
+    help: 'with --rate-limit: prompts (POST /session/:id/prompt) one client may send per window',
+  },
+  rateLimitMutation: {
+    flag: '--rate-limit-mutation <n>',
+    topic: 'security',
+    scope: 'serve',
+    kind: int(1, { max: 1_000_000 }),
+    default: DEFAULT_RATE_LIMIT_MUTATION,
+    help: 'with --rate-limit: other POST and DELETE requests one client may make per window',
+  },
+  rateLimitRead: {
+    flag: '--rate-limit-read <n>',
+    topic: 'security',
+    scope: 'serve',
+    kind: int(1, { max: 1_000_000 }),
+    default: DEFAULT_RATE_LIMIT_READ,
+    help: 'with --rate-limit: GET requests one client may make per window',
+  },
+  rateLimitWindowMs: {
+    flag: '--rate-limit-window-ms <ms>',
+    topic: 'security',
+    scope: 'serve',
+    kind: int(1, { max: 86_400_000, flagMin: 1_000 }),
+    default: DEFAULT_RATE_LIMIT_WINDOW_MS,
+    help: "with --rate-limit: the window the limits count in; a client's window starts at its first request",
   },
   config: {
     flag: '--config <file>',

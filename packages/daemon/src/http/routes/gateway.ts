@@ -37,6 +37,7 @@ const models = defineRoute(
     method: 'GET',
     path: '/v1/models',
     tag: 'gateway',
+    rateLimit: 'exempt',
     summary: 'The models of the configured provider (OpenAI wire)',
     responses: { 200: { description: 'The model list.', schema: ModelList } },
   },
@@ -93,6 +94,7 @@ const chatCompletions = defineRoute(
     method: 'POST',
     path: '/v1/chat/completions',
     tag: 'gateway',
+    rateLimit: 'exempt',
     summary: 'A chat completion through the model runtime (OpenAI wire)',
     description:
       'Admission, one deadline, the journal and the snapshot of the model runtime. Takes the daemon ' +
