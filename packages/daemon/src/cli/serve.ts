@@ -180,7 +180,7 @@ export async function serve(
     (message) => logger.warn({}, message),
     store,
   );
-  const rateLimit = await serveRateLimit(options);
+  const rateLimit = await serveRateLimit(options, logger);
   const app = buildServer(daemon, {
     ...serverOptions(options, token, logger),
     ...(rateLimit.options === undefined ? {} : { rateLimit: rateLimit.options }),
