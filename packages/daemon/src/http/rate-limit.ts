@@ -20,9 +20,14 @@ export interface RateLimitOptions {
   clients?: number;
 }
 
-/** Where the limiter says that its counters failed (Redis unreachable): the server's failure log. */
-export interface RateLimitLog {
-  error(fields: Record<string, unknown>, message: string): void;
+/** What the limiter runs on and tells. */
+export interface RateLimitParts {
+  /** Wall-clock ms of the in-process windows. */
+  now: () => number;
+  /** Where the counters' failures (Redis unreachable) are logged: the server's failure log. */
+  log?: { error(fields: Record<string, unknown>, message: string): void };
+  /** Told of each refusal (the daemon's counters: `sluice_http_rate_limited_total`). */
+  refused?: (tier: RateTier) => void;
 }
 
 type Limiter = (request: FastifyRequest) => Promise<{ isAllowed: boolean } & Partial<Outcome>>;
@@ -53,8 +58,7 @@ function checked(options: RateLimitOptions): RateLimitOptions {
 export function registerRateLimit(
   app: FastifyInstance,
   options: RateLimitOptions,
-  now: () => number,
-  log?: RateLimitLog,
+  { now, log, refused }: RateLimitParts,
 ): void {
   const { limits, windowMs, redis, clients = DEFAULT_RATE_LIMIT_CLIENTS } = checked(options);
   const plugin = import('@fastify/rate-limit');
@@ -90,6 +94,7 @@ export function registerRateLimit(
       return;
     }
     if (outcome.isAllowed || outcome.isExceeded !== true) return;
+    refused?.(tier);
     throw new RateLimitedError({
       tier,
       limit: outcome.max ?? limits[tier],

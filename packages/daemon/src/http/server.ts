@@ -95,7 +95,13 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   const logger = options.logger;
   // After the gate: only requests that passed it count against a client's limits.
   if (options.rateLimit !== undefined)
-    registerRateLimit(app, options.rateLimit, options.now ?? Date.now, logger);
+    registerRateLimit(app, options.rateLimit, {
+      now: options.now ?? Date.now,
+      ...(logger === undefined ? {} : { log: logger }),
+      ...(daemon.tap === undefined
+        ? {}
+        : { refused: daemon.tap.rateLimited.inc.bind(daemon.tap.rateLimited) }),
+    });
   registerJsonBody(app);
 
   // Before any route: every error a route answers, in any shape (the gateway's own), passes here.

@@ -128,6 +128,19 @@ describe('issue 28 item 7: per-client rate limits by tier', () => {
     ).toEqual([202]);
   });
 
+  test('each refusal is counted by tier in sluice_http_rate_limited_total', async () => {
+    const sluice = await limited();
+    expect(await statuses(sluice, 'GET', '/capabilities', 6)).toEqual([200, 200, 200, 200, 429, 429]);
+    const sessionId = await createSession(sluice);
+    expect(
+      await statuses(sluice, 'POST', `/session/${sessionId}/prompt`, 3, { body: textPrompt('x') }),
+    ).toEqual([202, 202, 429]);
+    const scrape = (await api(sluice.url, 'GET', '/metrics', { headers: auth })).text;
+    expect(scrape).toContain('sluice_http_rate_limited_total{tier="read"} 2\n');
+    expect(scrape).toContain('sluice_http_rate_limited_total{tier="prompt"} 1\n');
+    expect(scrape).not.toContain('sluice_http_rate_limited_total{tier="mutation"}');
+  });
+
   test('a client cannot get a fresh count by changing X-Qwen-Client-Id', async () => {
     const sluice = await limited();
     const answers: number[] = [];
