@@ -1,3 +1,5 @@
+import { DaemonClient as OfficialDaemonClient } from '@qwen-code/sdk/daemon';
+import { DaemonClient, DaemonHttpError } from '@sluice/sdk';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { ServerOptions } from '../../src/http/server.js';
 import { DaemonTap } from '../../src/observe/index.js';
@@ -139,6 +141,24 @@ describe('issue 28 item 7: per-client rate limits by tier', () => {
     expect(scrape).toContain('sluice_http_rate_limited_total{tier="read"} 2\n');
     expect(scrape).toContain('sluice_http_rate_limited_total{tier="prompt"} 1\n');
     expect(scrape).not.toContain('sluice_http_rate_limited_total{tier="mutation"}');
+  });
+
+  test('both SDKs see a refusal as a 429 with the code and the wait: ours as retryable with retryAfterMs', async () => {
+    const sluice = await limited();
+    const ours = new DaemonClient({ baseUrl: sluice.url, token: TOKEN });
+    for (let i = 0; i < 4; i++) await ours.capabilities();
+    clock.now += 20_000;
+    const refused = await ours.capabilities().catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(DaemonHttpError);
+    expect(refused).toMatchObject({
+      status: 429,
+      code: 'rate_limit_exceeded',
+      retryable: true,
+      retryAfterMs: 40_000,
+    });
+    const official = new OfficialDaemonClient({ baseUrl: sluice.url, token: TOKEN });
+    const theirs = await official.capabilities().catch((error: unknown) => error);
+    expect(theirs).toMatchObject({ status: 429, body: { code: 'rate_limit_exceeded', tier: 'read' } });
   });
 
   test('a client cannot get a fresh count by changing X-Qwen-Client-Id', async () => {
