@@ -87,6 +87,16 @@ describe('issue 28 item 7: sluice serve --rate-limit', () => {
     }
   });
 
+  test('30 reads at once through two daemons on one Redis: exactly the limit of 10 pass', async () => {
+    const [a, b] = await fleetPair(['--rate-limit-read', '10']);
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => api(i % 2 === 0 ? a.url : b.url, 'GET', '/capabilities')),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(10);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(20);
+  });
+
   test('the shared window ends for the whole fleet: after Retry-After the other daemon answers again', async () => {
     const [a, b] = await fleetPair(['--rate-limit-read', '2', '--rate-limit-window-ms', '1000']);
     expect(await reads(a, 2)).toEqual([200, 200]);
