@@ -83,9 +83,10 @@ function sluiceServe(name, install, extra, env) {
   return {
     name,
     env,
+    // The launcher itself (its `#!` line sets the V8 flags the `sluice` command runs with).
     command: (workspace, dir, modelUrl) => [
-      process.execPath,
-      [MAIN, 'serve', '--port', '0', '--workspace', workspace, '--data-dir', path.join(dir, 'data')]
+      MAIN,
+      ['serve', '--port', '0', '--workspace', workspace, '--data-dir', path.join(dir, 'data')]
         .concat(['--agent', agent, '--provider', 'openai', '--model', MODEL, '--base-url', modelUrl])
         .concat(extra),
     ],

@@ -29,6 +29,15 @@ export function spawnNode(args, env = childEnv(), stdout = 'pipe') {
   return spawnCommand(process.execPath, args, env, stdout);
 }
 
+/**
+ * Spawns the `sluice` command the way a user runs it: the built launcher itself, through its
+ * `#!/usr/bin/env -S node …` line, so the bench measures the V8 flags the command sets.
+ * `args[0]` is the launcher's path.
+ */
+export function spawnSluice(args, env = childEnv(), stdout = 'pipe') {
+  return spawnCommand(args[0], args.slice(1), env, stdout);
+}
+
 /** Spawns `command ...args` as {@link spawnNode} does (another Node, another program). */
 export function spawnCommand(command, args, env = childEnv(), stdout = 'pipe') {
   const child = spawn(command, args, { env, stdio: ['ignore', stdout, 'pipe'] });

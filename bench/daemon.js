@@ -11,7 +11,16 @@ import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { childEnv, children, cleanUp, listeningUrl, spawnNode, stopChild, tempDir } from './children.js';
+import {
+  childEnv,
+  children,
+  cleanUp,
+  listeningUrl,
+  spawnNode,
+  spawnSluice,
+  stopChild,
+  tempDir,
+} from './children.js';
 import { fmt, medianBy, met, table } from './lib.js';
 import { benchRefusalCost } from './refusal-cost.js';
 
@@ -53,7 +62,7 @@ http
 /** `sluice serve` on a free loopback port with a fresh data dir and workspace. */
 async function startDaemon(args = []) {
   const dir = tempDir('sluice-bench-daemon-');
-  const child = spawnNode([
+  const child = spawnSluice([
     MAIN,
     'serve',
     '--port',
@@ -501,7 +510,10 @@ function answers(port, pathname) {
 async function startToFirstAnswer(args, env, pathname, lingerMs = 0) {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawnNode(args(port), env(port), 'ignore');
+  const child =
+    args(port)[0] === MAIN
+      ? spawnSluice(args(port), env(port), 'ignore')
+      : spawnNode(args(port), env(port), 'ignore');
   try {
     for (;;) {
       if (await answers(port, pathname)) {

@@ -8,7 +8,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { childEnv, children, listeningUrl, spawnNode } from './children.js';
+import { childEnv, children, listeningUrl, spawnNode, spawnSluice } from './children.js';
 import { closedLoop, fmt, medianBy, met, roundRobin, table } from './lib.js';
 
 const MAIN = fileURLToPath(new URL('../packages/daemon/dist/bundle/sluice.js', import.meta.url));
@@ -111,7 +111,7 @@ export async function benchGateway({ quick = false } = {}) {
       childEnv({ CHUNKS: String(CHUNKS), SLOW_MS: String(SLOW_MS) }),
     );
     const upstreamUrl = await listeningUrl(upstream);
-    const daemon = spawnNode([
+    const daemon = spawnSluice([
       MAIN,
       'serve',
       '--port',

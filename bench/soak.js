@@ -7,7 +7,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { setInterval, clearInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
-import { cleanUp, listeningUrl, spawnNode, stopChild, tempDir } from './children.js';
+import { cleanUp, listeningUrl, spawnSluice, stopChild, tempDir } from './children.js';
 
 const MAIN = fileURLToPath(new URL('../packages/daemon/dist/bundle/sluice.js', import.meta.url));
 const flag = (name, fallback) => {
@@ -75,7 +75,7 @@ function rssMiB(pid) {
 
 async function main() {
   const dir = tempDir('sluice-soak-');
-  const child = spawnNode([
+  const child = spawnSluice([
     MAIN,
     'serve',
     '--port',

@@ -1,6 +1,6 @@
 // `@sluice/runtime`: the model runtime's public face. The OpenAI-compatible provider is on
-// `@sluice/runtime/openai`, the queue on `@sluice/runtime/queue`, test doubles on
-// `@sluice/runtime/testing`.
+// `@sluice/runtime/openai`, the Anthropic one on `@sluice/runtime/anthropic`, the queue on
+// `@sluice/runtime/queue`, test doubles on `@sluice/runtime/testing`.
 
 export { ModelRuntime, type ModelRuntimeOptions } from './gateway/model-runtime.js';
 export { SharedModelRuntime, type SharedModelRuntimeOptions } from './gateway/shared-model-runtime.js';
@@ -73,7 +73,12 @@ export { JOURNAL_SCHEMA_VERSION } from './journal/sqlite-schema.js';
 export { SqliteJournalPruner, type PruneBatch } from './journal/sqlite-journal-pruner.js';
 export { INTERRUPTED_MESSAGE, interruptedResult, type OpenCallRequest } from './journal/sqlite-reconcile.js';
 
-export { EchoProvider, estimateTokens, type EchoProviderOptions } from './providers/index.js';
+export {
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+  EchoProvider,
+  estimateTokens,
+  type EchoProviderOptions,
+} from './providers/index.js';
 export { CallIdGenerator } from './ids.js';
 export type { CapacityClaim, CapacityEvents, CapacityPort } from './scheduler/capacity-port.js';
 export { SharedScheduler, type SharedSchedulerOptions } from './scheduler/shared-scheduler.js';

@@ -1,15 +1,4 @@
-import type {
-  BranchedSessionHandle,
-  HeartbeatResponse,
-  PendingPromptsResponse,
-  PermissionVote,
-  PromptAccepted,
-  PromptResult,
-  RemovePendingPromptResponse,
-  RestoredSessionHandle,
-  SessionHandle,
-  SessionSummary,
-} from '@sluice/protocol';
+import type * as P from '@sluice/protocol';
 import type { DaemonClient } from './daemon-client.js';
 import { DaemonHttpError } from './errors.js';
 import type { DaemonEvent, SubscribeOptions } from './events.js';
@@ -22,7 +11,7 @@ import { eventCursor, normalizePendingPromptLimit, sessionClientOptions } from '
 /** Options of the {@link DaemonSessionClient} constructor. */
 export interface DaemonSessionClientOptions {
   client: DaemonClient;
-  session: SessionHandle;
+  session: P.SessionHandle;
   /** Resume cursor for the first `events()` call; omitted = live only. */
   lastEventId?: number;
   /** Epoch of the bus that produced `lastEventId`. */
@@ -54,17 +43,28 @@ function factoryOptions(options: SessionClientFactoryOptions | undefined): {
   return typeof options === 'string' ? { clientId: options } : options;
 }
 
-/** A client for a session just loaded or resumed, reading events from `lastEventId`. */
-function restored(
+/** The optional arguments of {@link DaemonSessionClient.load} and `resume`. */
+export type RestoreArgs = [request?: RestoreSessionRequest, options?: SessionClientFactoryOptions];
+
+/**
+ * Loads (`events()` replays the daemon's ring from the start) or resumes (`events()` starts at
+ * the returned watermark) a session and binds a client to it.
+ */
+async function restore(
   client: DaemonClient,
-  session: RestoredSessionHandle,
-  lastEventId: number,
-  maxPendingPromptsPerSession: number | null | undefined,
-): DaemonSessionClient {
+  sessionId: string,
+  [request = {}, options]: RestoreArgs,
+  how: 'load' | 'resume',
+): Promise<DaemonSessionClient> {
+  const { clientId, maxPendingPromptsPerSession } = factoryOptions(options);
+  const session =
+    how === 'load'
+      ? await client.loadSession(sessionId, request, clientId)
+      : await client.resumeSession(sessionId, request, clientId);
   return new DaemonSessionClient({
     client,
     session,
-    lastEventId,
+    lastEventId: how === 'load' ? 0 : (session.lastEventId ?? 0),
     ...(session.eventEpoch === undefined ? {} : { eventEpoch: session.eventEpoch }),
     ...(maxPendingPromptsPerSession === undefined ? {} : { maxPendingPromptsPerSession }),
   });
@@ -80,7 +80,7 @@ function restored(
 export class DaemonSessionClient {
   readonly client: DaemonClient;
   /** The session handle; its `clientId` is replaced when the daemon forgot this client. */
-  session: SessionHandle;
+  session: P.SessionHandle;
   readonly hasActivePrompt: boolean;
   private readonly limit: number;
   private lastSeenEventId: number | undefined;
@@ -120,27 +120,13 @@ export class DaemonSessionClient {
   }
 
   /** Loads a persisted session; the first `events()` replays the daemon's ring from the start. */
-  static async load(
-    client: DaemonClient,
-    sessionId: string,
-    request: RestoreSessionRequest = {},
-    options?: SessionClientFactoryOptions,
-  ): Promise<DaemonSessionClient> {
-    const { clientId, maxPendingPromptsPerSession } = factoryOptions(options);
-    const session = await client.loadSession(sessionId, request, clientId);
-    return restored(client, session, 0, maxPendingPromptsPerSession);
+  static load(client: DaemonClient, sessionId: string, ...args: RestoreArgs): Promise<DaemonSessionClient> {
+    return restore(client, sessionId, args, 'load');
   }
 
   /** Resumes a session with a fresh client id; `events()` starts at the returned watermark. */
-  static async resume(
-    client: DaemonClient,
-    sessionId: string,
-    request: RestoreSessionRequest = {},
-    options?: SessionClientFactoryOptions,
-  ): Promise<DaemonSessionClient> {
-    const { clientId, maxPendingPromptsPerSession } = factoryOptions(options);
-    const session = await client.resumeSession(sessionId, request, clientId);
-    return restored(client, session, session.lastEventId ?? 0, maxPendingPromptsPerSession);
+  static resume(client: DaemonClient, sessionId: string, ...args: RestoreArgs): Promise<DaemonSessionClient> {
+    return restore(client, sessionId, args, 'resume');
   }
 
   /** The bound session's id. */
@@ -193,7 +179,7 @@ export class DaemonSessionClient {
    * connected the terminal event is taken from it; otherwise a temporary stream is opened.
    * Either way one local slot is held and released exactly once.
    */
-  async prompt(request: PromptRequest, signal?: AbortSignal): Promise<PromptResult> {
+  async prompt(request: PromptRequest, signal?: AbortSignal): Promise<P.PromptResult> {
     if (this.openStreams === 0) {
       try {
         return await this.client.runPrompt(this.sessionId, request, signal, this.clientId, this.limit);
@@ -255,11 +241,17 @@ export class DaemonSessionClient {
   }
 
   /** Sends a prompt and returns its `202` envelope only (no slot, no wait). */
-  async submitPrompt(request: PromptRequest, signal?: AbortSignal): Promise<PromptAccepted | PromptResult> {
+  async submitPrompt(
+    request: PromptRequest,
+    signal?: AbortSignal,
+  ): Promise<P.PromptAccepted | P.PromptResult> {
     return this.client.promptNonBlocking(this.sessionId, request, signal, this.clientId);
   }
 
-  private waitForTerminal(accepted: PromptAccepted, signal: AbortSignal | undefined): Promise<PromptResult> {
+  private waitForTerminal(
+    accepted: P.PromptAccepted,
+    signal: AbortSignal | undefined,
+  ): Promise<P.PromptResult> {
     const early = this.waiters.takeEarly(accepted.promptId);
     if (early !== undefined) return new Promise((resolve) => resolve(settleTerminal(early)));
     // the stream closed while the POST was out, or the caller already left: no waiter needed
@@ -320,22 +312,27 @@ export class DaemonSessionClient {
   }
 
   /** Aborts the session's running prompt. */
-  cancel(): Promise<void> {
-    return this.client.cancel(this.sessionId, this.clientId);
-  }
+  readonly cancel = (): Promise<void> => this.client.cancel(this.sessionId, this.clientId);
 
   /** The session's status summary. */
-  status(): Promise<SessionSummary> {
-    return this.client.sessionStatus(this.sessionId, this.clientId);
-  }
+  readonly status = (): Promise<P.SessionSummary> => this.client.sessionStatus(this.sessionId, this.clientId);
 
   /** Running and queued prompts of the session. */
-  getPendingPrompts(): Promise<PendingPromptsResponse> {
-    return this.client.pendingPrompts(this.sessionId, this.clientId);
-  }
+  readonly getPendingPrompts = (): Promise<P.PendingPromptsResponse> =>
+    this.client.pendingPrompts(this.sessionId, this.clientId);
+
+  /** Bumps this client's last-seen time on the daemon. */
+  readonly heartbeat = (): Promise<P.HeartbeatResponse> =>
+    this.client.heartbeat(this.sessionId, this.clientId);
+
+  /** Closes the session (every pending prompt ends with `turn_error {code:'session_closed'}`). */
+  readonly close = (): Promise<void> => this.client.closeSession(this.sessionId, this.clientId);
+
+  /** Unregisters this client from the session. */
+  readonly detach = (): Promise<void> => this.client.detachSession(this.sessionId, this.clientId);
 
   /** Removes a queued prompt or aborts the running one. */
-  removePendingPrompt(promptId: string): Promise<RemovePendingPromptResponse> {
+  removePendingPrompt(promptId: string): Promise<P.RemovePendingPromptResponse> {
     return this.client.removePendingPrompt(
       this.sessionId,
       promptId,
@@ -344,32 +341,17 @@ export class DaemonSessionClient {
   }
 
   /** Casts a permission vote; `false` when another client was first. */
-  respondToPermission(requestId: string, response: PermissionVote): Promise<boolean> {
+  respondToPermission(requestId: string, response: P.PermissionVote): Promise<boolean> {
     return this.client.respondToPermission(requestId, response, this.clientId);
   }
 
   /** Casts a permission vote on this session's route. */
-  respondToSessionPermission(requestId: string, response: PermissionVote): Promise<boolean> {
+  respondToSessionPermission(requestId: string, response: P.PermissionVote): Promise<boolean> {
     return this.client.respondToSessionPermission(this.sessionId, requestId, response, this.clientId);
   }
 
   /** Branches the session (a copy of the conversation in a new session). */
-  branch(request: BranchSessionRequest = {}): Promise<BranchedSessionHandle> {
+  branch(request: BranchSessionRequest = {}): Promise<P.BranchedSessionHandle> {
     return this.client.branchSession(this.sessionId, request, this.clientId);
-  }
-
-  /** Bumps this client's last-seen time on the daemon. */
-  heartbeat(): Promise<HeartbeatResponse> {
-    return this.client.heartbeat(this.sessionId, this.clientId);
-  }
-
-  /** Closes the session (every pending prompt ends with `turn_error {code:'session_closed'}`). */
-  close(): Promise<void> {
-    return this.client.closeSession(this.sessionId, this.clientId);
-  }
-
-  /** Unregisters this client from the session. */
-  detach(): Promise<void> {
-    return this.client.detachSession(this.sessionId, this.clientId);
   }
 }

@@ -7,6 +7,7 @@ export type {
   DaemonSessionClientOptions,
   DaemonSessionSubscribeOptions,
   SessionClientFactoryOptions,
+  RestoreArgs,
 } from './daemon-session-client.js';
 export {
   DaemonHttpError,

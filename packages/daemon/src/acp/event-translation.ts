@@ -20,9 +20,9 @@ export const QWEN_NOTIFY = '_qwen/notify';
 export function eventToAcpMessage(
   frame: EventFrame,
   isOpenPermission: (requestId: string) => boolean,
+  data = frame.envelope.data as Record<string, unknown> | null,
 ): AnyMessage {
   const { type } = frame;
-  const data = frame.envelope.data as Record<string, unknown> | null;
   if (type === 'session_update' && data !== null)
     return { jsonrpc: '2.0', method: 'session/update', params: data };
   if (type === 'permission_request' && data !== null && typeof data['requestId'] === 'string') {
@@ -58,8 +58,9 @@ export class AcpEventTranslator {
 
   /** The frame's message, followed by a `$/cancel_request` when it withdraws a question asked here. */
   readonly translate = (frame: EventFrame): AnyMessage | readonly AnyMessage[] => {
-    const message = eventToAcpMessage(frame, this.isOpenPermission);
-    const requestId = (frame.envelope.data as { requestId?: unknown } | null)?.requestId;
+    const data = frame.envelope.data as Record<string, unknown> | null;
+    const message = eventToAcpMessage(frame, this.isOpenPermission, data);
+    const requestId = data?.['requestId'];
     if (typeof requestId !== 'string') return message;
     if (frame.type === 'permission_request' && 'id' in message) this.remember(requestId);
     else if (frame.type === 'permission_resolved' && this.asked.delete(requestId))

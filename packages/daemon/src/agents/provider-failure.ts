@@ -5,8 +5,8 @@ const MAX_UPSTREAM_MESSAGE_CHARS = 300;
 
 /** What to check, by the upstream's HTTP status. */
 const HINTS: Record<number, string> = {
-  401: 'check OPENAI_API_KEY, the key the daemon sends to its provider',
-  403: 'check OPENAI_API_KEY and what it may use',
+  401: 'check OPENAI_API_KEY (ANTHROPIC_API_KEY with --provider anthropic), the key the daemon sends to its provider',
+  403: 'check OPENAI_API_KEY (ANTHROPIC_API_KEY with --provider anthropic) and what it may use',
   404: 'check --model and --base-url',
 };
 

@@ -4,28 +4,29 @@ import { DaemonConfigError, resolveDaemonConfig, type DaemonConfig } from '../co
 import { PROVIDERS, loadProvider, type ProviderEntry } from '../providers/index.js';
 import type { CommandOptions } from '../settings/index.js';
 import { createDaemon, type Daemon, type DaemonParts, type DaemonStorage } from '../daemon.js';
-import { buildServer, isLoopbackHost, type ServerOptions } from '../http/index.js';
-import type { AppliedConfigFile } from './config-file.js';
+import {
+  buildServer,
+  isLoopbackHost,
+  listenAgentGateway,
+  type AgentGatewayListener,
+  type ServerOptions,
+} from '../http/index.js';
+import { readTlsFiles, type TlsFiles } from './tls-files.js';
 import { FLAG_OF, daemonConfig } from './flag-config.js';
 import { openFleetStorage, type FleetStorageEvents } from './fleet-storage.js';
 import { fleetCapacity } from './fleet-capacity.js';
 import { LazyLogger } from './lazy-logger.js';
 import { serveRateLimit } from './rate-limits.js';
 import { DaemonTap } from '../observe/index.js';
+import { StartupError, settingName, type OptionSources } from './startup-error.js';
 
 /** The parsed options of the daemon's settings (`sluice acp`'s, and `serve`'s but the HTTP server's). */
-export type DaemonFlags = CommandOptions<'daemon' | 'command'> & {
-  /** The config file the options were read from, if any: errors then name its keys. */
-  configFile?: AppliedConfigFile;
-  /** The variables the options were read from, by flag: errors then name the variable. */
-  environment?: Readonly<Record<string, string>>;
-};
+export type DaemonFlags = CommandOptions<'daemon' | 'command'> & OptionSources;
 
 /** Parsed options of `sluice serve`: one for each setting of the table (settings/). */
 export type ServeOptions = DaemonFlags & CommandOptions<'serve'>;
 
-/** Thrown for a start-up refusal; the CLI prints the message and exits 1. */
-export class StartupError extends Error {}
+export { StartupError } from './startup-error.js';
 
 /** The token to require: flag, then `SLUICE_TOKEN`, then `QWEN_SERVER_TOKEN`; empty refuses. */
 export function resolveToken(flag: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
@@ -84,13 +85,6 @@ export async function daemonFromFlags(
     if (error instanceof RangeError || error instanceof TypeError) throw new StartupError(error.message);
     throw error;
   }
-}
-
-/** A setting as the operator gave it: the config file's key, or the variable, it came from; else the flag. */
-function settingName(flag: string, { configFile, environment }: DaemonFlags): string {
-  const key = flag.replace(/^--/, '');
-  if (configFile?.keys.includes(key)) return `${configFile.path}: ${key}`;
-  return environment?.[flag] ?? flag;
 }
 
 /** The fleet's shared store; its refusals (unreachable, migrated by a newer build) name `--store`. */
@@ -160,6 +154,7 @@ export async function serve(
   env: NodeJS.ProcessEnv = process.env,
   logger: LazyLogger = logFromEnv(env, 'sluice'),
 ): Promise<RunningServer> {
+  const tls = await readTlsFiles(options);
   let token = resolveToken(options.token, env);
   const loopback = isLoopbackHost(options.hostname);
   if (token === undefined && (!loopback || options.requireAuth)) {
@@ -181,38 +176,38 @@ export async function serve(
     store,
   );
   const rateLimit = await serveRateLimit(options, logger);
+  // Under TLS, agent processes reach the gateway on a loopback listener of their own (below).
+  const agents: { listener?: AgentGatewayListener } = {};
   const app = buildServer(daemon, {
     ...serverOptions(options, token, logger),
+    ...(tls === undefined ? {} : { tls, agentGatewayPort: () => agents.listener?.port ?? 0 }),
     ...(rateLimit.options === undefined ? {} : { rateLimit: rateLimit.options }),
   });
-  try {
-    await app.listen({ port: options.port, host: options.hostname });
-  } catch (error) {
-    await daemon.close().catch(() => {});
+  const port = await listenOrRefuse(app, daemon, options).catch(async (error: unknown) => {
     await rateLimit.close();
-    // A taken or privileged port is the port's fault; anything else (no such address) the host's.
-    const code = (error as { code?: unknown }).code;
-    const flag = code === 'EADDRINUSE' || code === 'EACCES' ? '--port' : '--hostname';
-    throw new StartupError(
-      `${flag}: cannot listen on ${options.hostname}:${options.port}: ${(error as Error).message}`,
-    );
-  }
-  const address = app.server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+    throw error;
+  });
   const host = options.hostname.includes(':') ? `[${options.hostname}]` : options.hostname;
   gateway.url = `http://${gatewayHost(options.hostname, host)}:${port}/v1`;
+  if (tls !== undefined && daemon.agentPool !== undefined) {
+    agents.listener = await listenAgentGateway(app, options);
+    gateway.url = agents.listener.url;
+  }
   // The first sessions join a process started now, not at their create (docs/decisions/030).
   daemon.agentPool?.preheat();
+  const url = `${tls === undefined ? 'http' : 'https'}://${host}:${port}`;
   // The line fastify logged when it had the logger (it no longer does, see buildServer).
-  logger.info(`Server listening at http://${host}:${port}`);
+  logger.info(`Server listening at ${url}`);
+  if (tls !== undefined) logTls(logger, tls, agents.listener);
   let stopping: Promise<void> | undefined;
   const running: RunningServer = {
     daemon,
     app,
-    url: `http://${host}:${port}`,
+    url,
     stop: () =>
       (stopping ??= (async () => {
         await daemon.close();
+        await agents.listener?.close();
         const force = setTimeout(() => app.server.closeAllConnections(), 2_000);
         force.unref();
         await app.close();
@@ -233,6 +228,35 @@ export async function serve(
     },
   );
   return running;
+}
+
+/** Listens on `--hostname`/`--port` and returns the bound port; a refusal closes the daemon and names the flag. */
+async function listenOrRefuse(app: FastifyInstance, daemon: Daemon, options: ServeOptions): Promise<number> {
+  try {
+    await app.listen({ port: options.port, host: options.hostname });
+  } catch (error) {
+    await daemon.close().catch(() => {});
+    // A taken or privileged port is the port's fault; anything else (no such address) the host's.
+    const code = (error as { code?: unknown }).code;
+    const flag = code === 'EADDRINUSE' || code === 'EACCES' ? '--port' : '--hostname';
+    throw new StartupError(
+      `${flag}: cannot listen on ${options.hostname}:${options.port}: ${(error as Error).message}`,
+    );
+  }
+  const address = app.server.address();
+  return typeof address === 'object' && address !== null ? address.port : options.port;
+}
+
+/** Says what TLS serves with: the certificate's file and expiry (a warning once it has expired), the agents' port. */
+function logTls(logger: LazyLogger, tls: TlsFiles, listener: AgentGatewayListener | undefined): void {
+  const fields = {
+    certFile: tls.certFile,
+    validTo: tls.validTo.toISOString(),
+    ...(listener === undefined ? {} : { agentGateway: listener.url }),
+  };
+  if (tls.validTo.getTime() < Date.now())
+    logger.always('warn', fields, 'the TLS certificate has expired: clients will refuse it');
+  else logger.info(fields, 'serving HTTPS');
 }
 
 /** The HTTP server's options from the flags: the bind, its auth, its bounds, its logs. */

@@ -10,7 +10,7 @@ import {
   EVENT_ENVELOPE_VERSION,
   syntheticFrame,
   type EventEnvelope,
-  type EventFrame,
+  EventFrame,
   type ReplayCompleteData,
   type StateResyncRequiredData,
 } from './frames.js';
@@ -165,7 +165,7 @@ export class EventBus {
     } catch (error) {
       throw new EventNotSerializableError(type, error);
     }
-    const frame: EventFrame = { id: envelope.id, type, json, envelope };
+    const frame = new EventFrame(envelope.id, type, json);
     this.ring.append(frame);
     for (const subscription of this.receivers) subscription.offer(frame);
     return envelope;

@@ -3,11 +3,11 @@ import type { EventFrame } from './frames.js';
 import { RingBuffer } from './ring-buffer.js';
 
 /**
- * What a frame costs the ring: its serialized form counted twice, since the ring keeps the
- * JSON text and the envelope object whose data it was made from.
+ * What a frame costs the ring: its serialized form at two bytes a character (V8 stores a string
+ * with any character beyond Latin-1 as UTF-16), so the count never falls below what is held.
  */
 export function frameBytes(frame: EventFrame): number {
-  return 2 * frame.json.length;
+  return 2 * frame.chars;
 }
 
 /**
@@ -60,6 +60,7 @@ export class EventRing {
         `event ids must be consecutive: expected ${this.newestId + 1}, got ${String(frame.id)}`,
       );
     const evicted = this.frames.push(frame);
+    void frame.pack();
     this.newestId = frame.id;
     const size = frameBytes(frame);
     let delta = size - (evicted === undefined ? 0 : frameBytes(evicted));

@@ -1,3 +1,4 @@
+import { deflateRaw, inflateRawSync } from 'node:zlib';
 /** Version of the event envelope; the client drops frames without `v: 1` (PROTOCOL §6). */
 export const EVENT_ENVELOPE_VERSION = 1;
 
@@ -30,14 +31,62 @@ export interface EventEnvelope {
 /**
  * One SSE frame, ready to write: `id: <id>` (only when `id` is set), `event: <type>`,
  * `data: <json>`, blank line. `json` is the envelope serialized once, when the frame was made,
- * and is shared by every subscriber; it never contains a line break.
+ * and is shared by every subscriber; it never contains a line break. The frame keeps only that
+ * text, not the envelope object it was made from: a session's replay ring holds frames for the
+ * session's life, and an agent's large updates (qwen's command list carries every skill's text,
+ * ~1.5 MB) would otherwise be held twice per session. `envelope` parses the text on each read.
+ * A large frame kept for replay is deflated off the event loop ({@link pack}).
  */
-export interface EventFrame {
-  readonly id: number | undefined;
-  readonly type: string;
-  readonly json: string;
-  readonly envelope: EventEnvelope;
+export class EventFrame {
+  /** Characters of {@link json}; what the ring's byte accounting counts, packed or not. */
+  readonly chars: number;
+  private text: string | undefined;
+  private packed: Buffer | undefined;
+  private packing: Promise<void> | undefined;
+
+  constructor(
+    readonly id: number | undefined,
+    readonly type: string,
+    json: string,
+  ) {
+    this.text = json;
+    this.chars = json.length;
+  }
+
+  /** The envelope's JSON text (inflated again when the frame was packed). */
+  get json(): string {
+    return this.text ?? inflateRawSync(this.packed!).toString('utf8');
+  }
+
+  /** The envelope, parsed from {@link json} (a fresh object on each read). */
+  get envelope(): EventEnvelope {
+    return JSON.parse(this.json) as EventEnvelope;
+  }
+
+  /**
+   * Deflates the text of a frame of at least {@link PACK_MIN_CHARS} characters on the thread
+   * pool and keeps only the packed bytes when they are at most 3/4 of the text's; readers meanwhile
+   * and afterwards get the same text. Resolves once done; called again, the same promise.
+   */
+  pack(): Promise<void> {
+    if (this.packing !== undefined) return this.packing;
+    const text = this.text;
+    if (text === undefined || this.chars < PACK_MIN_CHARS) return (this.packing = Promise.resolve());
+    this.packing = new Promise((resolve) => {
+      deflateRaw(text, { level: 1 }, (error, packed) => {
+        if (error === null && packed.length <= (Buffer.byteLength(text) * 3) / 4) {
+          this.packed = packed;
+          this.text = undefined;
+        }
+        resolve();
+      });
+    });
+    return this.packing;
+  }
 }
+
+/** Frames at least this long are deflated while a replay ring holds them. */
+export const PACK_MIN_CHARS = 256 * 1024;
 
 /** `data` of `state_resync_required`: the ids in `(lastDeliveredId, earliestAvailableId)` are lost. */
 export interface StateResyncRequiredData {
@@ -74,7 +123,7 @@ export interface ClientEvictedData {
 /** Makes an id-less frame, e.g. the SSE route's `stream_error`. */
 export function syntheticFrame(type: string, data: unknown, serverTimestamp: number): EventFrame {
   const envelope: EventEnvelope = { v: EVENT_ENVELOPE_VERSION, type, data, _meta: { serverTimestamp } };
-  return { id: undefined, type, json: JSON.stringify(envelope), envelope };
+  return new EventFrame(undefined, type, JSON.stringify(envelope));
 }
 
 /** The SSE text of `frame`, ending with the blank line that dispatches it. */

@@ -13,7 +13,7 @@ export {
   syntheticFrame,
   type ClientEvictedData,
   type EventEnvelope,
-  type EventFrame,
+  EventFrame,
   type ReplayCompleteData,
   type SlowClientWarningData,
   type StateResyncRequiredData,

@@ -24,10 +24,15 @@ export function isDashboardPath(path: string): boolean {
   return path === DASHBOARD_PATH || path.startsWith(`${DASHBOARD_PATH}/`);
 }
 
-/** The dashboard's cookie for a daemon with `token`; `now` is the wall clock (tests inject one). */
-export function dashboardCookie(token: string, now?: () => number): BrowserCookie {
-  // `secure` stays off until the daemon serves TLS (issue 28 item 6): then it follows the listener.
-  return new BrowserCookie({ name: DASHBOARD_COOKIE, path: DASHBOARD_PATH, token, secure: false, now });
+/**
+ * The dashboard's cookie for a daemon with `token`: `Secure` when the daemon serves HTTPS
+ * (docs/decisions/034); `now` is the wall clock (tests inject one).
+ */
+export function dashboardCookie(
+  token: string,
+  options: { secure: boolean; now?: (() => number) | undefined },
+): BrowserCookie {
+  return new BrowserCookie({ name: DASHBOARD_COOKIE, path: DASHBOARD_PATH, token, ...options });
 }
 
 /** Whether the query of `url` has a `token` parameter (its value is never read). */

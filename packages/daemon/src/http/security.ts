@@ -31,6 +31,10 @@ export interface SecurityOptions {
   hostname: string;
   /** The bound port, known once the server listens. */
   port: () => number;
+  /** What the daemon's own browser origins start with: `https` when it serves TLS; default `http`. */
+  scheme?: 'http' | 'https';
+  /** The loopback port agent processes reach the gateway on under TLS, once it listens (0 before). */
+  agentGatewayPort?: () => number;
   /** Bearer token; undefined = no auth (only allowed on loopback). */
   token: string | undefined;
   /** Demand the token on every route, `/health` included. */
@@ -103,6 +107,38 @@ function deny(reply: FastifyReply, status: number, error: string): void {
 }
 
 /**
+ * The daemon's own `name:port` Hosts and `scheme://name:port` Origins, for every loopback name and
+ * the bound one, rebuilt only when a port changes (0 until the server listens) rather than
+ * formatted on every request. The agents' gateway listener (TLS only) is a Host too, never an Origin.
+ */
+class OwnAddresses {
+  hosts: ReadonlySet<string> = new Set();
+  origins: ReadonlySet<string> = new Set();
+  private readonly names: readonly string[];
+  private readonly scheme: 'http' | 'https';
+  private knownPort = -1;
+  private knownAgentPort = -1;
+
+  constructor(
+    private readonly options: Pick<SecurityOptions, 'hostname' | 'port' | 'scheme' | 'agentGatewayPort'>,
+  ) {
+    this.names = ['localhost', '127.0.0.1', '[::1]', hostLiteral(options.hostname).toLowerCase()];
+    this.scheme = options.scheme ?? 'http';
+  }
+
+  learnPorts(): void {
+    const port = this.options.port();
+    const agentPort = this.options.agentGatewayPort?.() ?? 0;
+    if (port === this.knownPort && agentPort === this.knownAgentPort) return;
+    this.knownPort = port;
+    this.knownAgentPort = agentPort;
+    const ports = agentPort === 0 ? [port] : [port, agentPort];
+    this.hosts = new Set(ports.flatMap((p) => this.names.map((name) => `${name}:${p}`)));
+    this.origins = new Set(this.names.map((name) => `${this.scheme}://${name}:${port}`));
+  }
+}
+
+/**
  * The security gates of PROTOCOL §2, in order: Host allowlist (loopback binds), Origin/CORS
  * (with preflight), bearer token. Runs as the first `onRequest` hook, before any body is read.
  * A callback hook, not an async one: it runs on every request, and a promise per request (and
@@ -114,34 +150,22 @@ export function securityGate(options: SecurityOptions) {
   const allowOrigins = new Set(
     options.allowOrigins.map((origin) => origin.replace(/\/+$/, '').toLowerCase()),
   );
-  const names = ['localhost', '127.0.0.1', '[::1]', hostLiteral(options.hostname).toLowerCase()];
-  // `name:port` and `http://name:port` of every loopback name, rebuilt only when the port changes
-  // (it is 0 until the server listens) rather than formatted on every request.
-  let knownPort = -1;
-  let ownHosts: ReadonlySet<string> = new Set();
-  let ownOrigins: ReadonlySet<string> = new Set();
-  const learnPort = (): void => {
-    const port = options.port();
-    if (port === knownPort) return;
-    knownPort = port;
-    ownHosts = new Set(names.map((name) => `${name}:${port}`));
-    ownOrigins = new Set(names.map((name) => `http://${name}:${port}`));
-  };
+  const own = new OwnAddresses(options);
 
   return function gate(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
-    learnPort();
+    own.learnPorts();
     // 1. Host allowlist (DNS-rebinding guard), loopback binds only.
     if (loopback) {
       const host = request.headers.host;
       // Clients send it in lower case: lowering it only when the exact value misses saves a copy.
-      if (host === undefined || (!ownHosts.has(host) && !ownHosts.has(host.toLowerCase())))
+      if (host === undefined || (!own.hosts.has(host) && !own.hosts.has(host.toLowerCase())))
         return deny(reply, 403, 'Invalid Host header');
     }
     // 2. Origin / CORS.
     const originHeader = request.headers.origin;
     if (originHeader !== undefined) {
       const origin = originHeader.toLowerCase();
-      if (!ownOrigins.has(origin) && !allowOrigins.has(origin))
+      if (!own.origins.has(origin) && !allowOrigins.has(origin))
         return deny(reply, 403, 'Request denied by CORS policy');
       reply.header('Access-Control-Allow-Origin', originHeader);
       reply.header('Vary', 'Origin');

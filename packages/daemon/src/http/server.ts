@@ -56,6 +56,13 @@ export interface ServerOptions {
   now?: () => number;
   /** Per-client rate limits by tier (`--rate-limit`, docs/decisions/035); absent: none. */
   rateLimit?: RateLimitOptions;
+  /** Serve HTTPS with this PEM certificate and key (docs/decisions/034); absent = plain HTTP. */
+  tls?: { cert: Buffer | string; key: Buffer | string };
+  /**
+   * The port of the loopback listener agent processes reach the gateway on under TLS
+   * (http/agent-gateway-listener.ts), once it listens; its Host is then the daemon's own.
+   */
+  agentGatewayPort?: () => number;
 }
 
 /**
@@ -71,7 +78,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   // A browser's sign-in to the dashboard, keyed by this token and a key drawn now.
   const cookie =
     options.token !== undefined && daemon.tap !== undefined
-      ? dashboardCookie(options.token, options.now)
+      ? dashboardCookie(options.token, { secure: options.tls !== undefined, now: options.now })
       : undefined;
   if (options.requestLog !== undefined) app.addHook('onResponse', requestLogHook(options.requestLog));
 
@@ -84,6 +91,8 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
     securityGate({
       hostname: options.hostname,
       port,
+      scheme: options.tls === undefined ? 'http' : 'https',
+      ...(options.agentGatewayPort === undefined ? {} : { agentGatewayPort: options.agentGatewayPort }),
       token: options.token,
       requireAuth: options.requireAuth ?? false,
       allowOrigins: options.allowOrigins ?? [],
@@ -92,18 +101,10 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
       ...(cookie === undefined ? {} : { dashboardCookie: cookie }),
     }),
   );
-  const logger = options.logger;
-  // After the gate: only requests that passed it count against a client's limits.
-  if (options.rateLimit !== undefined)
-    registerRateLimit(app, options.rateLimit, {
-      now: options.now ?? Date.now,
-      ...(logger === undefined ? {} : { log: logger }),
-      ...(daemon.tap === undefined
-        ? {}
-        : { refused: daemon.tap.rateLimited.inc.bind(daemon.tap.rateLimited) }),
-    });
+  limitRates(app, daemon, options);
   registerJsonBody(app);
 
+  const logger = options.logger;
   // Before any route: every error a route answers, in any shape (the gateway's own), passes here.
   if (logger !== undefined) app.addHook('onError', internalErrorLog(logger));
   app.setErrorHandler(async (thrown, _request, reply) => {
@@ -142,6 +143,17 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   return app;
 }
 
+/** `--rate-limit`, after the gate: only requests that passed it count against a client's limits. */
+function limitRates(app: FastifyInstance, daemon: Daemon, options: ServerOptions): void {
+  if (options.rateLimit === undefined) return;
+  const tap = daemon.tap;
+  registerRateLimit(app, options.rateLimit, {
+    now: options.now ?? Date.now,
+    ...(options.logger === undefined ? {} : { log: options.logger }),
+    ...(tap === undefined ? {} : { refused: (tier) => tap.rateLimited.inc(tier) }),
+  });
+}
+
 /**
  * The `onError` hook that logs an internal error — one that answers `500` without a stable
  * code (`internal_error` in the counters) — at `error`, with fastify's request id (`req-N`), the
@@ -176,15 +188,14 @@ function createFastify(options: ServerOptions): FastifyInstance {
     options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
   );
   const maxConnections = positiveInteger('maxConnections', options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+  const bounds = serverBounds(requestTimeoutMs);
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,
     // A slow body is answered 408 and its connection closed once the whole request has not
     // arrived in time; node checks every connection at `connectionsCheckingInterval`.
     requestTimeout: requestTimeoutMs,
-    http: {
-      headersTimeout: requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(1_000, Math.max(50, Math.floor(requestTimeoutMs / 4))),
-    },
+    // With TLS, fastify hands only `https` to the server: the same bounds go there.
+    ...(options.tls === undefined ? { http: bounds } : { https: { ...bounds, ...options.tls } }),
     return503OnClosing: true,
     // fastify gets no logger: with one it builds a child logger and response listeners for every
     // request (~3 % of the 503 path) and loads pino's fastify glue at start-up, though requests
@@ -207,4 +218,15 @@ function createFastify(options: ServerOptions): FastifyInstance {
   }) as unknown as FastifyInstance;
   app.server.maxConnections = maxConnections;
   return app;
+}
+
+/** The node server's bounds on a request's headers, for `requestTimeoutMs` (fastify's `http`/`https`). */
+export function serverBounds(requestTimeoutMs: number): {
+  headersTimeout: number;
+  connectionsCheckingInterval: number;
+} {
+  return {
+    headersTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, Math.max(50, Math.floor(requestTimeoutMs / 4))),
+  };
 }

@@ -12,7 +12,7 @@ export const openai = defineProvider({
       topic: 'model provider',
       scope: 'daemon',
       kind: text(),
-      help: 'model name (required for openai)',
+      help: 'model name (required for openai and anthropic)',
     },
     baseUrl: {
       flag: '--base-url <url>',
@@ -20,9 +20,12 @@ export const openai = defineProvider({
       scope: 'daemon',
       config: 'baseURL',
       kind: httpUrl,
-      defaultText: 'env OPENAI_BASE_URL, then https://api.openai.com/v1',
-      help: 'OpenAI-compatible base URL including /v1',
-      fallbackEnv: [['OPENAI_BASE_URL', 'base URL of --provider openai when --base-url is not given']],
+      defaultText: "env OPENAI_BASE_URL or ANTHROPIC_BASE_URL, then the provider's public API",
+      help: 'base URL of the provider: OpenAI-compatible including /v1; Anthropic without /v1',
+      fallbackEnv: [
+        ['OPENAI_BASE_URL', 'base URL of --provider openai when --base-url is not given'],
+        ['ANTHROPIC_BASE_URL', 'base URL of --provider anthropic when --base-url is not given'],
+      ],
     },
     apiKey: {
       topic: 'model provider',

@@ -1,6 +1,7 @@
 import type { ModelProvider } from '@sluice/runtime';
 import type { DaemonConfig } from '../config.js';
 import { oneOf } from '../kinds/index.js';
+import { anthropic } from './anthropic.js';
 import { echo } from './echo.js';
 import { openai } from './openai.js';
 import type { ProviderEntry } from './provider.js';
@@ -13,6 +14,7 @@ import type { ProviderEntry } from './provider.js';
 export const PROVIDERS = {
   echo,
   openai,
+  anthropic,
 } as const;
 
 export type ProviderName = keyof typeof PROVIDERS;

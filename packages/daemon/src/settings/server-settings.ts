@@ -85,6 +85,20 @@ export const SERVER_SETTINGS = {
     kind: origins,
     help: 'allow this browser origin (repeatable)',
   },
+  tlsCert: {
+    flag: '--tls-cert <file>',
+    topic: 'security',
+    scope: 'serve',
+    kind: text(),
+    help: 'serve HTTPS with this PEM certificate (its chain after it); needs --tls-key',
+  },
+  tlsKey: {
+    flag: '--tls-key <file>',
+    topic: 'security',
+    scope: 'serve',
+    kind: text(),
+    help: "the PEM private key of --tls-cert (unencrypted; keep it readable by the daemon's user only)",
+  },
   rateLimit: {
     flag: '--rate-limit',
     topic: 'security',

@@ -25,6 +25,8 @@ describe('sluice serve flags', () => {
     [['--model-max-concurrency', '0'], '--model-max-concurrency'],
     [['--model-max-concurrency', '8', '--model-max-inflight', '4'], '--model-max-inflight'],
     [['--provider', 'openai'], '--model'],
+    [['--provider', 'anthropic'], '--model'],
+    [['--provider', 'anthropic', '--model', 'm', '--anthropic-max-tokens', '0'], '--anthropic-max-tokens'],
     [['--event-ring-size', '0'], '--event-ring-size'],
     [['--max-sessions-per-workspace', '0'], '--max-sessions-per-workspace'],
     [['--provider', 'openai', '--model', 'm', '--base-url', 'ftp://example.com/v1'], '--base-url'],

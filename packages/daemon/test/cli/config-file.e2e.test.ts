@@ -69,7 +69,7 @@ describe('sluice serve --config', () => {
 
   test.each([
     ['event-ring-size = 0', 'event-ring-size: must be an integer in [1, 1000000] (got 0)'],
-    ['provider = "magic"', 'provider: Allowed choices are echo, openai. (got "magic")'],
+    ['provider = "magic"', 'provider: Allowed choices are echo, openai, anthropic. (got "magic")'],
     ['require-auth = "yes"', 'require-auth: must be true or false (got "yes")'],
     ['model = ["a", "b"]', 'model: must be a single value, not a list (got ["a","b"])'],
     [

@@ -42,10 +42,14 @@ describe('daemon configuration', () => {
     expect(refusal({ modelTimeoutMs: 2 ** 31 }).message).toMatch(/must be at most 2147483647/);
     expect(refusal({ maxPendingPrompts: 3 }).message).toMatch(/maxPendingPrompts: unknown setting/);
     expect(refusal({ provider: 'claude' }).message).toMatch(
-      /must be one of "echo", "openai" \(got "claude"\)/,
+      /must be one of "echo", "openai", "anthropic" \(got "claude"\)/,
     );
     expect(refusal({ provider: 'openai', model: 'm', baseURL: 'ftp://x/v1' }).setting).toBe('baseURL');
     expect(refusal({ provider: 'openai', model: 'm', baseURL: 'not a url' }).setting).toBe('baseURL');
+    expect(refusal({ provider: 'anthropic' }).setting).toBe('model');
+    expect(refusal({ provider: 'anthropic', model: 'm', anthropicMaxTokens: 0 }).setting).toBe(
+      'anthropicMaxTokens',
+    );
     expect(refusal({ dataDir: '' }).message).toMatch(/dataDir: must not be empty/);
   });
 

@@ -41,7 +41,7 @@ export async function startSluice(args: string[] = [], env: NodeJS.ProcessEnv = 
   void exited.then(() => rmSync(dataDir, { recursive: true, force: true }));
   const url = await new Promise<string>((resolveUrl, reject) => {
     const onData = (): void => {
-      const match = /^sluice listening on (http:\/\/\S+)\n/m.exec(out);
+      const match = /^sluice listening on (https?:\/\/\S+)\n/m.exec(out);
       if (match?.[1]) {
         child.stdout.off('data', onData);
         resolveUrl(match[1]);

@@ -1,5 +1,5 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, type ClientOptions } from 'openai';
-import { systemClock, type Clock, type TimerHandle } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { ProviderError } from '../errors.js';
 import type {
   GenerationRequest,
@@ -10,6 +10,7 @@ import type {
   ProviderCallOptions,
   Usage,
 } from '../types.js';
+import { HttpCallScope, httpURL, nonEmptyEnv, transportError, unreachable } from './http-call-scope.js';
 import { JsonPoster, detail, httpStatusError, statusError } from './openai-http.js';
 import { chunkEvents, streamingBody, stopReasonOf, toolCallsOf, usageOf, wireBody } from './openai-wire.js';
 
@@ -83,7 +84,7 @@ export class OpenAIProvider implements ModelProvider {
 
   /** One non-streaming call; rejects with `signal.reason` on abort, else a {@link ProviderError}. */
   async complete(request: GenerationRequest, options: ProviderCallOptions): Promise<ModelResponse> {
-    const scope = new HttpCallScope(this.endpoint, this.clock, options);
+    const scope = this.scope(options);
     try {
       // The body is built from the request's typed members and its verbatim `extra` fields.
       const body = wireBody(request, options.model ?? this.defaultModel) as unknown as CompleteParams;
@@ -108,6 +109,11 @@ export class OpenAIProvider implements ModelProvider {
     }
   }
 
+  private scope(options: ProviderCallOptions): HttpCallScope {
+    const isTimeout = (error: unknown): boolean => error instanceof APIConnectionTimeoutError;
+    return new HttpCallScope(this.endpoint, this.clock, options, isTimeout, toProviderError);
+  }
+
   /** The completion the upstream answered, over `node:http` or, with a custom `fetch`, the SDK. */
   private async completion(body: CompleteParams, scope: HttpCallScope): Promise<OpenAI.Chat.ChatCompletion> {
     if (this.poster === undefined) return this.client.chat.completions.create(body, scope.requestOptions);
@@ -127,7 +133,7 @@ export class OpenAIProvider implements ModelProvider {
    * fails. Throws `signal.reason` on abort, else a {@link ProviderError}.
    */
   async *stream(request: GenerationRequest, options: ProviderCallOptions): AsyncGenerator<ModelStreamEvent> {
-    const scope = new HttpCallScope(this.endpoint, this.clock, options);
+    const scope = this.scope(options);
     let completed = false;
     try {
       let chunks: AsyncIterator<OpenAI.Chat.ChatCompletionChunk>;
@@ -186,75 +192,10 @@ export class OpenAIProvider implements ModelProvider {
   }
 }
 
-/**
- * The abort scope of one HTTP call: a private controller linked to the runtime's signal and to
- * a timer for the whole call, so the `openai` client never holds a listener on the runtime's
- * signal and the timeout also covers reading the body or stream.
- */
-class HttpCallScope {
-  readonly requestOptions: { signal: AbortSignal; timeout: number };
-  private readonly controller = new AbortController();
-  private readonly timer: TimerHandle;
-  private timedOut = false;
-  private readonly onAbort = (): void => this.controller.abort(this.outer.reason);
-  private readonly outer: AbortSignal;
-
-  constructor(
-    private readonly endpoint: string,
-    private readonly clock: Clock,
-    options: ProviderCallOptions,
-  ) {
-    this.outer = options.signal;
-    this.outer.throwIfAborted();
-    const { timeoutMs } = options;
-    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs <= 0) {
-      throw new RangeError(`timeoutMs must be a positive number, got ${String(timeoutMs)}`);
-    }
-    // The client wants a positive integer; an unrepresentable timeout is capped at the timer limit.
-    const timeout = Math.min(Math.ceil(timeoutMs), clock.maxTimerMs);
-    this.requestOptions = { signal: this.controller.signal, timeout };
-    this.outer.addEventListener('abort', this.onAbort, { once: true });
-    this.timer = clock.setTimer(() => {
-      this.timedOut = true;
-      this.controller.abort();
-    }, timeout);
-  }
-
-  /** Throws the runtime's abort reason, or the timeout, once the call was stopped. */
-  throwIfStopped(): void {
-    if (this.controller.signal.aborted) throw this.translate(undefined);
-  }
-
-  /** The error to surface for `error`: the runtime's own reason on abort, else a ProviderError. */
-  translate(error: unknown): unknown {
-    if (this.outer.aborted) return this.outer.reason;
-    if (error instanceof ProviderError) return error;
-    if (this.timedOut || error instanceof APIConnectionTimeoutError) {
-      return new ProviderError(
-        `${this.endpoint} did not answer within ${this.requestOptions.timeout} ms`,
-        true,
-      );
-    }
-    return toProviderError(this.endpoint, error);
-  }
-
-  /** Cancels the HTTP request when a stream is left before its end. */
-  abandon(): void {
-    if (!this.controller.signal.aborted) this.controller.abort();
-  }
-
-  dispose(): void {
-    this.outer.removeEventListener('abort', this.onAbort);
-    this.clock.clearTimer(this.timer);
-  }
-}
-
 /** Maps a client or transport failure to a ProviderError; messages never carry prompt text. */
 function toProviderError(endpoint: string, error: unknown): ProviderError {
   if (error instanceof APIConnectionError) {
-    return new ProviderError(`could not reach ${endpoint}${detail(networkCode(error))}`, true, undefined, {
-      cause: error,
-    });
+    return unreachable(endpoint, error);
   }
   if (error instanceof APIError) {
     if (error.status === undefined)
@@ -262,46 +203,5 @@ function toProviderError(endpoint: string, error: unknown): ProviderError {
     const retryAfter = error.headers?.get('retry-after') ?? undefined;
     return statusError(endpoint, error.status, error.error, retryAfter, error);
   }
-  if (error instanceof SyntaxError) return new ProviderError(`${endpoint} sent a malformed response`, false);
-  if (error instanceof TypeError || networkCode(error) !== undefined) {
-    // undici reports a connection lost mid-body as `TypeError: terminated`.
-    return new ProviderError(
-      `connection to ${endpoint} failed${detail(networkCode(error))}`,
-      true,
-      undefined,
-      {
-        cause: error,
-      },
-    );
-  }
-  const name = error instanceof Error ? error.name : typeof error;
-  return new ProviderError(`call to ${endpoint} failed${detail(name)}`, false, undefined, { cause: error });
-}
-
-/** The first `code` such as `ECONNREFUSED` along the cause chain. */
-function networkCode(error: unknown): string | undefined {
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^E[A-Z_]+$|^UND_ERR/.test(code)) return code;
-    current = current.cause;
-  }
-  return undefined;
-}
-
-function httpURL(value: string): URL {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new TypeError(`baseURL must be an http(s) URL, got ${JSON.stringify(value)}`);
-  }
-  return url;
-}
-
-function nonEmptyEnv(name: string): string | undefined {
-  const value = process.env[name];
-  return value === undefined || value === '' ? undefined : value;
+  return transportError(endpoint, error);
 }

@@ -73,6 +73,8 @@ export interface FakeOpenAIServer {
   readonly requests: RecordedRequest[];
   /** All chat-completions requests received, recorded or not. */
   readonly requestCount: number;
+  /** Responses still open: a cancelled call's connection is closed, so this drops. */
+  readonly openResponses: number;
   /** Replaces the reply used for the following requests. */
   reply(source: FakeReplySource): void;
   /** Closes every connection (hung ones included) and stops listening; idempotent. */
@@ -90,6 +92,7 @@ export async function startFakeOpenAIServer(
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   let source: FakeReplySource = options.reply ?? {};
   let requestCount = 0;
+  let openResponses = 0;
   let nextId = 1;
   const requests: RecordedRequest[] = [];
   const timers = new Set<ReturnType<typeof setTimeout>>();
@@ -222,6 +225,8 @@ export async function startFakeOpenAIServer(
   };
 
   const server = createServer((req, res) => {
+    openResponses++;
+    res.once('close', () => openResponses--);
     handle(req, res).catch(() => res.destroy());
   });
   await new Promise<void>((resolve, reject) => {
@@ -236,6 +241,9 @@ export async function startFakeOpenAIServer(
     requests,
     get requestCount() {
       return requestCount;
+    },
+    get openResponses() {
+      return openResponses;
     },
     reply(next) {
       source = next;

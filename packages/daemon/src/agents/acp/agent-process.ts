@@ -165,12 +165,21 @@ export class AgentProcess {
     return new AgentUnavailableError(this.name, reason, detail);
   }
 
-  /** `promise`, or `AgentUnresponsiveError` (and the process killed) after the liveness bound. */
-  bounded<T>(promise: Promise<T>, what: string, timeoutMs = this.options.livenessTimeoutMs): Promise<T> {
+  /**
+   * `promise`, or `AgentUnresponsiveError` after `timeoutMs`: the process is killed for it unless
+   * `keepAlive` (a request to a process whose liveness probe runs: a busy process that answers the
+   * probe serves its other sessions on; one that stops answering is ended by the probe).
+   */
+  bounded<T>(
+    promise: Promise<T>,
+    what: string,
+    timeoutMs = this.options.livenessTimeoutMs,
+    keepAlive = false,
+  ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const timer = this.options.clock.setTimer(() => {
-        const error = new AgentUnresponsiveError(this.name, timeoutMs, what);
-        this.kill(error);
+        const error = new AgentUnresponsiveError(this.name, timeoutMs, what, !keepAlive);
+        if (!keepAlive) this.kill(error);
         reject(error);
       }, timeoutMs);
       promise.then(

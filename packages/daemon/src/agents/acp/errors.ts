@@ -61,13 +61,20 @@ export class AgentCrashedError extends AgentError {
 /** The agent process did not answer within its bound and was killed. */
 export class AgentUnresponsiveError extends AgentError {
   readonly code = 'agent_unresponsive';
+  /**
+   * @param stopped whether the process was stopped for it; `false` when only this request gave
+   *   up and the process, which still answers its liveness probe, keeps its other sessions.
+   */
   constructor(
     readonly agent: string,
     readonly waitedMs: number,
     what: string,
+    readonly stopped = true,
   ) {
     super(
-      `agent "${agent}" did not answer ${what} within ${waitedMs} ms and was stopped; the next prompt starts a fresh one`,
+      stopped
+        ? `agent "${agent}" did not answer ${what} within ${waitedMs} ms and was stopped; the next prompt starts a fresh one`
+        : `agent "${agent}" did not answer ${what} within ${waitedMs} ms; its process keeps serving its other sessions — try again`,
     );
   }
 }

@@ -6,6 +6,7 @@ import type { AgentCommand } from './command-line.js';
 import { AgentCapacityError, AgentPoolExhaustedError, type AgentError } from './errors.js';
 import { ProcessMemory } from './process-memory-meter.js';
 import type { SessionLink } from './session-link.js';
+import { RestartBackoff } from './restart-backoff.js';
 
 /** The gateway credentials an agent pool issues and scopes to turns. */
 export type GatewayCredentials = Pick<
@@ -44,6 +45,12 @@ interface Home {
   readonly workspace: string;
 }
 
+/** A started process's home, its key and when it started. */
+interface Started extends Home {
+  readonly key: string;
+  readonly startedAt: number;
+}
+
 const keyOf = (agent: string, workspace: string): string => `${agent}\u0000${workspace}`;
 
 /**
@@ -60,15 +67,18 @@ export class ProcessPool {
   readonly processes = new Set<AgentProcess>();
   readonly memory: ProcessMemory;
   private readonly ready = new Map<AgentProcess, Promise<unknown>>();
-  private readonly homes = new Map<AgentProcess, Home & { key: string }>();
+  private readonly homes = new Map<AgentProcess, Started>();
   private readonly idleTimers = new Map<AgentProcess, TimerHandle>();
   /** Retired processes that have not exited yet (SIGTERM sent, SIGKILL after the grace). */
   private readonly exiting = new Set<AgentProcess>();
   private processSeq = 0;
   private readonly sessionHeader = new AgentSessionHeader();
+  private readonly restarts: RestartBackoff;
+  private closing = false;
 
   constructor(private readonly options: ProcessPoolOptions) {
     this.memory = new ProcessMemory(options.clock);
+    this.restarts = new RestartBackoff(options.clock);
   }
 
   /**
@@ -131,6 +141,8 @@ export class ProcessPool {
 
   /** Ends every process (daemon shutdown); resolves once all are gone (SIGKILL after the grace). */
   async retireAll(): Promise<void> {
+    this.closing = true;
+    this.restarts.cancel();
     for (const proc of [...this.processes]) this.retire(proc);
     await Promise.all([...this.exiting].map((proc) => proc.exited));
     this.sessionHeader.remove();
@@ -146,8 +158,12 @@ export class ProcessPool {
     this.disarmIdle(proc);
     if (proc.credentialKey !== undefined) this.options.credentials?.revoke(proc.credentialKey);
     // A started process of its agent and workspace died: start the next one ahead (not after a
-    // failed start, which would only fail again: the next create reports it).
-    if (home !== undefined && this.options.preheat && proc.info !== undefined) this.lookAhead(home);
+    // failed start, which would only fail again: the next create reports it), backing off when
+    // processes keep dying soon after their start.
+    if (home !== undefined && this.options.preheat && proc.info !== undefined && !this.closing)
+      this.restarts.afterDeath(home.key, home.startedAt, () => {
+        if (!this.closing) this.lookAhead(home);
+      });
   }
 
   get sessionsPerProcess(): number {
@@ -243,7 +259,11 @@ export class ProcessPool {
     });
     proc.credentialKey = credentialKey;
     this.processes.add(proc);
-    this.homes.set(proc, { ...home, key: keyOf(home.agent.name, home.workspace) });
+    this.homes.set(proc, {
+      ...home,
+      key: keyOf(home.agent.name, home.workspace),
+      startedAt: this.options.clock.now(),
+    });
     const ready = proc.initialize(this.options.startTimeoutMs);
     ready.then(
       () => this.touch(proc),

@@ -1,5 +1,5 @@
 import type { AgentProcess } from './agent-process.js';
-import { AgentUnavailableError } from './errors.js';
+import { AgentUnavailableError, AgentUnresponsiveError } from './errors.js';
 import { RpcError } from './json-rpc-channel.js';
 import type { ProcessPool } from './process-pool.js';
 import type { SessionLink } from './session-link.js';
@@ -78,6 +78,9 @@ export class SessionOpener {
       proc.sessions.add(link.sessionId);
       this.register(proc, link);
     } catch (error) {
+      // A process busy with other sessions' work answered too late: this open gives up (504,
+      // retryable); the process and its sessions go on. The liveness probe ends a stalled one.
+      if (error instanceof AgentUnresponsiveError && !error.stopped && proc.dead === undefined) throw error;
       throw proc.unavailable(this.reasonOf(proc, error), error);
     } finally {
       this.pool.opened(proc);
@@ -101,10 +104,11 @@ export class SessionOpener {
           proc.channel.request('session/load', { sessionId: previous, cwd: link.cwd, mcpServers: [] }),
           'session/load',
           this.startTimeoutMs,
+          true,
         );
         return;
       } catch (error) {
-        if (proc.dead !== undefined) throw error;
+        if (proc.dead !== undefined || error instanceof AgentUnresponsiveError) throw error;
       } finally {
         link.loading = false;
       }
@@ -113,6 +117,7 @@ export class SessionOpener {
       proc.channel.request('session/new', { cwd: link.cwd, mcpServers: [] }),
       'session/new',
       this.startTimeoutMs,
+      true,
     )) as { sessionId?: unknown } | null;
     if (typeof answer?.sessionId !== 'string')
       throw new AgentUnavailableError(proc.name, 'session/new answered without a sessionId', '');

@@ -36,7 +36,7 @@ export class DaemonReader {
       response = await fetch(url, { headers: this.headers, signal: AbortSignal.timeout(this.timeoutMs) });
     } catch (error) {
       throw new DaemonUnreachableError(
-        `cannot reach the daemon at ${this.baseUrl} (${reason(error)}); is it running? pass --url`,
+        `cannot reach the daemon at ${this.baseUrl} (${reason(error)}); ${hint(error, this.baseUrl)}`,
       );
     }
     const text = await response.text();
@@ -65,6 +65,29 @@ function reason(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
   if (typeof cause?.code === 'string') return cause.code;
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The certificate checks whose failure means the client does not trust the daemon's CA. */
+const UNTRUSTED_CERTIFICATE = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+]);
+
+/** What to check, for a failed connection: TLS trust and names (docs/security.md), the scheme, the URL. */
+function hint(error: unknown, baseUrl: string): string {
+  const code = (error as { cause?: { code?: unknown } }).cause?.code;
+  if (typeof code === 'string' && UNTRUSTED_CERTIFICATE.has(code))
+    return 'its TLS certificate is not trusted here: set NODE_EXTRA_CA_CERTS to the PEM file of the certificate (or of its CA)';
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return 'its TLS certificate does not name this host: pass --url with a name the certificate carries';
+  if (code === 'CERT_HAS_EXPIRED') return 'its TLS certificate has expired';
+  if (code === 'UND_ERR_SOCKET' && baseUrl.startsWith('http:'))
+    return 'is it running? if it serves HTTPS (--tls-cert), pass --url https://…';
+  return 'is it running? pass --url';
 }
 
 /** The `error` of a JSON error body, else the start of the text. */

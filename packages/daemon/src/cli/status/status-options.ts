@@ -31,7 +31,14 @@ export function addStatusCommand(program: Command): Command {
     .description(
       "Show a running daemon's model scheduler, live sessions and pending prompts (sizes and ids; no prompt text).",
     )
-    .addOption(new Option('--url <url>', 'the daemon to ask').default(DEFAULT_STATUS_URL).argParser(baseUrl))
+    .addOption(
+      new Option(
+        '--url <url>',
+        'the daemon to ask (https:// for a daemon with --tls-cert; its CA from the system or NODE_EXTRA_CA_CERTS)',
+      )
+        .default(DEFAULT_STATUS_URL)
+        .argParser(baseUrl),
+    )
     .option('--token <token>', 'bearer token (default env SLUICE_TOKEN, then QWEN_SERVER_TOKEN)')
     .option('--json', 'print the status as one JSON object (one per line with --watch)')
     .addOption(
