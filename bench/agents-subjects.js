@@ -11,7 +11,8 @@ import { childEnv, listeningUrl, spawnCommand, spawnNode, stopChild, tempDir, te
 import { alive, treePids } from './proc-tree.js';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
-const MAIN = path.join(BENCH_DIR, '../packages/daemon/dist/bundle/sluice.js');
+/** The `sluice` command as users run it (its `#!` line sets the V8 flags). */
+const MAIN = path.join(BENCH_DIR, '../packages/daemon/bin/sluice.js');
 const QWEN_AGENT_TS = path.join(BENCH_DIR, '../scripts/qwen-agent.ts');
 /** The model name both daemons' agents ask for. */
 export const MODEL = 'bench-qwen-model';

@@ -31,7 +31,8 @@ export function spawnNode(args, env = childEnv(), stdout = 'pipe') {
 
 /**
  * Spawns the `sluice` command the way a user runs it: the built launcher itself, through its
- * `#!/usr/bin/env -S node …` line, so the bench measures the V8 flags the command sets.
+ * `#!/usr/bin/env -S node …` line (packages/daemon/bin/sluice.js), so the bench measures the V8
+ * flags the command sets.
  * `args[0]` is the launcher's path.
  */
 export function spawnSluice(args, env = childEnv(), stdout = 'pipe') {

@@ -24,7 +24,8 @@ import {
 import { fmt, medianBy, met, table } from './lib.js';
 import { benchRefusalCost } from './refusal-cost.js';
 
-const MAIN = fileURLToPath(new URL('../packages/daemon/dist/bundle/sluice.js', import.meta.url));
+/** The `sluice` command as users run it (its `#!` line sets the V8 flags). */
+const MAIN = fileURLToPath(new URL('../packages/daemon/bin/sluice.js', import.meta.url));
 const PROMPT_BODY = JSON.stringify({ prompt: [{ type: 'text', text: 'ping' }] });
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const CONNECTIONS = 50;

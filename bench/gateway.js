@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { childEnv, children, listeningUrl, spawnNode, spawnSluice } from './children.js';
 import { closedLoop, fmt, medianBy, met, roundRobin, table } from './lib.js';
 
-const MAIN = fileURLToPath(new URL('../packages/daemon/dist/bundle/sluice.js', import.meta.url));
+/** The `sluice` command as users run it (its `#!` line sets the V8 flags). */
+const MAIN = fileURLToPath(new URL('../packages/daemon/bin/sluice.js', import.meta.url));
 const MODEL = 'bench-model';
 const CHUNKS = 32;
 const TARGET_ADDED_P50_MS = 1;

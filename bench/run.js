@@ -11,6 +11,7 @@ import { benchGateway } from './gateway.js';
 import { benchJournal } from './journal.js';
 import { benchJournalSize } from './journal-size.js';
 import { benchPgJournal } from './pgjournal.js';
+import { benchPgPurge } from './pgpurge.js';
 import { benchScheduler } from './scheduler.js';
 import { composeBenchmarks, measureSection } from './sections.js';
 
@@ -36,6 +37,11 @@ export const PRODUCERS = [
     id: 'pgjournal',
     title: 'Recorded calls with the PostgreSQL journal (--store)',
     run: async ({ quick }) => (await benchPgJournal({ quick })).markdown,
+  },
+  {
+    id: 'pgpurge',
+    title: 'Purging a session on PostgreSQL (--store-purge-vacuum)',
+    run: async ({ quick }) => (await benchPgPurge({ quick })).markdown,
   },
   ...[
     ['503', 'The daemon over HTTP: 503 under load'],

@@ -9,7 +9,8 @@ import { setInterval, clearInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { cleanUp, listeningUrl, spawnSluice, stopChild, tempDir } from './children.js';
 
-const MAIN = fileURLToPath(new URL('../packages/daemon/dist/bundle/sluice.js', import.meta.url));
+/** The `sluice` command as users run it (its `#!` line sets the V8 flags). */
+const MAIN = fileURLToPath(new URL('../packages/daemon/bin/sluice.js', import.meta.url));
 const flag = (name, fallback) => {
   const found = process.argv.find((arg) => arg.startsWith(`--${name}=`));
   return found === undefined ? fallback : Number(found.slice(name.length + 3));

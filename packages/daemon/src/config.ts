@@ -75,7 +75,7 @@ export function resolveDaemonConfig(config: DaemonConfig = {}): ResolvedDaemonCo
 /** The shared store's settings: a PostgreSQL URL (its password never quoted back), and those that need one. */
 function checkStore(data: DaemonConfig): void {
   if (data.store === undefined) {
-    for (const setting of ['advertiseUrl', 'storeLeaseMs'] as const)
+    for (const setting of ['advertiseUrl', 'storeLeaseMs', 'storePurgeVacuum'] as const)
       if (data[setting] !== undefined)
         throw new DaemonConfigError(
           setting,

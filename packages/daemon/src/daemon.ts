@@ -13,6 +13,7 @@ import {
 } from '@sluice/runtime';
 import { AcpAgentPool, ChatAgent, type AgentLog } from './agents/index.js';
 import { PROVIDERS, type ProviderEntry } from './providers/index.js';
+import { SECRET_VARIABLES } from './settings/index.js';
 import { DurableBudgets, MemoryBudgetStore, type BudgetStore } from './budgets/index.js';
 import {
   DaemonConfigError,
@@ -291,10 +292,19 @@ function buildAgentPool(
       runtime.schedulerSnapshot().jobs.some((job) => job.sessionId === sessionId),
     ...(config.agentMemoryBudgetMb === undefined ? {} : { memoryBudgetMb: config.agentMemoryBudgetMb }),
     workspace: config.workspace,
+    // The daemon's own credentials (its token, fleet URLs) are not the agents' to read.
+    env: withoutVariables(process.env, SECRET_VARIABLES),
     credentials,
     ...(parts.gatewayUrl === undefined ? {} : { gatewayUrl: parts.gatewayUrl }),
     ...(parts.agentLog === undefined ? {} : { log: parts.agentLog }),
   });
+}
+
+/** `env` without the variables `names`. */
+function withoutVariables(env: NodeJS.ProcessEnv, names: readonly string[]): NodeJS.ProcessEnv {
+  const kept = { ...env };
+  for (const name of names) delete kept[name];
+  return kept;
 }
 
 function buildProvider(config: ResolvedDaemonConfig): ModelProvider {

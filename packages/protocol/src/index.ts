@@ -24,6 +24,7 @@ export {
 export { SluiceError, type SluiceErrorOptions } from './errors.js';
 export { CataloguedError, CodedError } from './catalogued-error.js';
 export { ERROR_CATALOGUE, type CodesOf, type WireErrorCode, type WireForm } from './error-catalogue.js';
+export { REGENERATE_ERROR_REFERENCE, renderErrorReference } from './error-reference.js';
 export {
   CLIENT_ID_HEADER,
   EVENT_EPOCH_HEADER,

@@ -49,6 +49,8 @@ export interface Capabilities {
   limits?: CapabilityLimits;
   /** Our addition: the provider and default model serving the sessions. */
   runtime?: { provider: string; model?: string };
+  /** Our addition: the daemon's version (`sluice --version`). */
+  version?: string;
   [key: string]: unknown;
 }
 

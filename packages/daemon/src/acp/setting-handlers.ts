@@ -1,5 +1,6 @@
 import * as acp from '@agentclientprotocol/sdk';
 import { describeValue } from '@sluice/protocol';
+import { daemonVersion } from '../version.js';
 import { unsupportedSetting } from './errors.js';
 import type { AcpHandlerContext } from './handler-context.js';
 import { setModelParams } from './method-params.js';
@@ -53,7 +54,7 @@ function initialize(params: acp.InitializeRequest): acp.InitializeResponse {
       mcpCapabilities: { http: false, sse: false },
       sessionCapabilities: { list: {}, resume: {}, close: {} },
     },
-    agentInfo: { name: 'sluice', version: '0.1.0' },
+    agentInfo: { name: 'sluice', version: daemonVersion() },
     authMethods: [],
   };
 }

@@ -26,6 +26,7 @@ export async function openFleetStorage(
     url: config.store,
     ...(config.advertiseUrl === undefined ? {} : { advertiseUrl: config.advertiseUrl }),
     leaseMs: config.storeLeaseMs ?? DEFAULT_STORE_LEASE_MS,
+    ...(config.storePurgeVacuum === undefined ? {} : { purgeVacuum: config.storePurgeVacuum }),
     maxConversationMessages: DEFAULT_MAX_CONVERSATION_MESSAGES,
     maxConversationBytes: DEFAULT_MAX_CONVERSATION_BYTES,
     onLeaseLost: (error) => events.leaseLost(error),

@@ -1,11 +1,8 @@
-#!/usr/bin/env -S node --max-semi-space-size=2
-// The `sluice` command as installed: runs the CommonJS bundle next to this file through V8
+#!/usr/bin/env node
+// The bundle's launcher, which the `sluice` bin (packages/daemon/bin/sluice.js, with the V8 flags
+// the command runs with) imports: runs the CommonJS bundle next to this file through V8
 // code caches (./code-cache.js), which saves most of the parsing and compiling of every start
 // after the first (docs/decisions/009). `SLUICE_CODE_CACHE=0` runs it without them.
-// The first line caps V8's young generation at 2 MiB a semi-space (Node's default grows to
-// 16 MiB): a daemon's garbage is small and short-lived, and the larger nursery cost 10-30 MiB
-// of RSS for no measurable CPU (docs/decisions/030). V8 reads the flag only at start, so it
-// must be on the command line; `npm start`, the bin and the bench run this file directly.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

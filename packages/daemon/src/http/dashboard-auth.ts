@@ -2,7 +2,7 @@ import { CodedError } from '@sluice/protocol';
 import type { FastifyReply } from 'fastify';
 import { BrowserCookie } from './browser-cookie.js';
 
-// How a browser signs in to the dashboard when the daemon has a token (docs/metrics.md,
+// How a browser signs in to the dashboard when the daemon has a token (docs/security.md,
 // docs/decisions/032): an EventSource cannot send an Authorization header. The sign-in form
 // POSTs the token to `/dashboard/sign-in`, which answers a 303 to `/dashboard` with a signed,
 // expiring cookie (http/browser-cookie.ts) scoped to `/dashboard`; the stream authenticates by

@@ -15,6 +15,7 @@ export {
 export {
   TOPICS,
   environmentName,
+  variableNames,
   flagName,
   type ConfigKey,
   type ConfigOf,

@@ -54,6 +54,20 @@ export interface Setting<C = unknown, V = C> {
   readonly fallbackEnv?: readonly EnvironmentVariable[];
   /** Left out of `--help` (still documented). */
   readonly hidden?: boolean;
+  /**
+   * Its value is a credential of the daemon's (its token, a URL that may carry a password): the
+   * variables that can hold it are kept from the agent processes the daemon starts.
+   */
+  readonly secret?: boolean;
+}
+
+/** The environment variables that can set `setting`, in the order they are read. */
+export function variableNames(setting: Setting<unknown, unknown>): string[] {
+  return [
+    environmentName(setting),
+    ...(setting.ownEnv ?? []).map(([name]) => name),
+    ...(setting.fallbackEnv ?? []).map(([name]) => name),
+  ].flatMap((name) => (name === undefined ? [] : [name]));
 }
 
 /** The value a setting's `DaemonConfig` field holds. */

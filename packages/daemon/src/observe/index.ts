@@ -4,5 +4,6 @@ export type { DashboardSnapshot, DashboardTotals, SeriesPoint } from './dashboar
 export { Distribution } from './distribution.js';
 export { LabeledCounts, OTHER_LABEL } from './labeled-counts.js';
 export type { ObservedDaemon, SessionLoad } from './observed-daemon.js';
-export type { MetricsRegistry } from './prometheus-registry.js';
+export type { MetricDeclaration, MetricsRegistry } from './prometheus-registry.js';
+export { REGENERATE_METRICS_REFERENCE, renderMetricsReference } from './metrics-reference.js';
 export { RecentRefusals, type RefusalEntry } from './recent-refusals.js';

@@ -24,11 +24,32 @@ export const TOP_SESSIONS = 10;
 type Series = Array<{ labels: LabelValues<string>; value: number }>;
 type Read = () => number | Series;
 
+/** One metric as the registry declares it: what docs/reference/metrics.md lists. */
+export interface MetricDeclaration {
+  readonly name: string;
+  readonly type: string;
+  readonly help: string;
+  readonly labelNames: readonly string[];
+}
+
 /** What `GET /metrics` answers. */
 export interface MetricsRegistry {
   readonly contentType: string;
   /** The scrape, in the Prometheus text format. */
   metrics(): Promise<string>;
+  /** Every metric the daemon declares (prom-client's process defaults left out), in order. */
+  declarations(): MetricDeclaration[];
+}
+
+/** The registry's own metrics, without prom-client's `process_*` and `nodejs_*` defaults. */
+function sluiceDeclarations(registry: Registry): MetricDeclaration[] {
+  return registry
+    .getMetricsAsArray()
+    .filter((metric) => metric.name.startsWith('sluice_'))
+    .map((metric) => {
+      const { name, help, labelNames, type } = metric as unknown as MetricDeclaration;
+      return { name, type, help, labelNames: [...labelNames] };
+    });
 }
 
 /** Sets a counter or gauge to what `read` says now (they are kept elsewhere, not here). */
@@ -95,7 +116,7 @@ class DistributionHistogram extends Histogram {
 const labeled = (counts: LabeledCounts): Series => counts.entries();
 
 /**
- * The registry of a daemon's metrics (docs/metrics.md): the tap's counters and distributions and
+ * The registry of a daemon's metrics (docs/reference/metrics.md): the tap's counters and distributions and
  * the live state its API reports, read at every scrape, plus prom-client's process defaults.
  */
 export function createMetricsRegistry(source: ObservedDaemon): MetricsRegistry {
@@ -156,7 +177,11 @@ export function createMetricsRegistry(source: ObservedDaemon): MetricsRegistry {
     'Records per committed journal transaction.',
     journal.batchRecords,
   );
-  return { contentType: registry.contentType, metrics: () => registry.metrics() };
+  return {
+    contentType: registry.contentType,
+    metrics: () => registry.metrics(),
+    declarations: () => sluiceDeclarations(registry),
+  };
 }
 
 type Define = (name: string, help: string, labelNames: string[], read: Read) => void;

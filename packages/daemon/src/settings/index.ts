@@ -1,6 +1,7 @@
 export {
   SETTINGS,
   SETTING_ENTRIES,
+  SECRET_VARIABLES,
   type CommandOptions,
   type DaemonSettings,
   type DefaultedSetting,

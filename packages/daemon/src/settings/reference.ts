@@ -1,5 +1,5 @@
 import { SETTING_ENTRIES } from './table.js';
-import { TOPICS, environmentName, flagName, type Setting } from '../kinds/index.js';
+import { TOPICS, flagName, variableNames, type Setting } from '../kinds/index.js';
 
 /** The command that rewrites docs/reference/configuration.md from the table. */
 export const REFERENCE_COMMAND = 'npm run docs:configuration';
@@ -21,12 +21,7 @@ function defaultOf(setting: Setting<unknown, unknown>): string {
 
 /** The variables that set it, in the order they are read. */
 function variablesOf(setting: Setting<unknown, unknown>): string {
-  const names = [
-    environmentName(setting),
-    ...(setting.ownEnv ?? []).map(([name]) => name),
-    ...(setting.fallbackEnv ?? []).map(([name]) => name),
-  ];
-  return names.flatMap((name) => (name === undefined ? [] : [code(name)])).join(', ');
+  return variableNames(setting).map(code).join(', ');
 }
 
 /** Where a setting applies: both commands, `serve` only, or a host's `DaemonConfig` only. */

@@ -66,6 +66,7 @@ export const SERVER_SETTINGS = {
     kind: text({ nonEmpty: false }),
     defaultText: 'env SLUICE_TOKEN, then QWEN_SERVER_TOKEN',
     help: 'bearer token',
+    secret: true,
     ownEnv: [
       ['SLUICE_TOKEN', 'bearer token when --token is not given'],
       ['QWEN_SERVER_TOKEN', 'bearer token when neither --token nor SLUICE_TOKEN is set (as `qwen serve`)'],

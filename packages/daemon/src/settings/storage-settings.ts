@@ -24,6 +24,7 @@ export const STORAGE_SETTINGS = {
     kind: text(),
     defaultText: 'SQLite in --data-dir',
     help: 'a PostgreSQL database (postgres://user@host:port/database) holding the journal and sessions, shared by a fleet of daemons',
+    secret: true,
   },
   advertiseUrl: {
     flag: '--advertise-url <url>',
@@ -40,6 +41,14 @@ export const STORAGE_SETTINGS = {
     defaultText: String(DEFAULT_STORE_LEASE_MS),
     help: 'how long this daemon stays owner of its sessions and calls in --store without renewing',
   },
+  storePurgeVacuum: {
+    flag: '--store-purge-vacuum <mode>',
+    topic: 'storage',
+    scope: 'daemon',
+    kind: oneOf(['plain', 'full']),
+    defaultText: 'plain',
+    help: 'after a purge, VACUUM the tables it deleted from (plain: no lock on writers; full: also rewrites their files, locking each table meanwhile) (with --store)',
+  },
   journalRetentionDays: {
     flag: '--journal-retention-days <days>',
     topic: 'storage',
@@ -54,6 +63,7 @@ export const STORAGE_SETTINGS = {
     scope: 'daemon',
     kind: redisUrl,
     help: 'share the model limits with every daemon of the fleet through this Redis (redis://host:port)',
+    secret: true,
   },
   fleetName: {
     flag: '--fleet-name <name>',

@@ -1,5 +1,5 @@
 import { AGENT_SETTINGS } from './agent-settings.js';
-import type { Kind, ConfigKey, ConfigValue, Setting } from '../kinds/index.js';
+import { variableNames, type Kind, type ConfigKey, type ConfigValue, type Setting } from '../kinds/index.js';
 import { MODEL_SETTINGS } from './model-settings.js';
 import { SERVER_SETTINGS } from './server-settings.js';
 import { SESSION_SETTINGS } from './session-settings.js';
@@ -55,3 +55,11 @@ export type DefaultedSetting = {
 
 /** The table as entries, for the code that walks it. */
 export const SETTING_ENTRIES = Object.entries(SETTINGS) as Array<[string, Setting<unknown, unknown>]>;
+
+/**
+ * The variables that can hold a secret setting's value (the token, fleet URLs): the daemon
+ * keeps them from the agent processes it starts.
+ */
+export const SECRET_VARIABLES: readonly string[] = SETTING_ENTRIES.flatMap(([, setting]) =>
+  setting.secret === true ? variableNames(setting) : [],
+);

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { api } from '../helpers/http-client.js';
 import type { SluiceProcess } from '../helpers/sluice-process.js';
 import { openSession, promptAndWait, sendPrompt, terminalOf, textOf } from './acp-helpers.js';
-import { memoryMiB, startHostileSluice, turnEnd, within } from './hostile-helpers.js';
+import { memoryMiB } from '../helpers/process-memory.js';
+import { startHostileSluice, turnEnd, within } from './hostile-helpers.js';
 
 // Issue 27 items 6–8 against the built daemon: nothing a hostile agent asks or writes blocks the
 // daemon or grows its memory past the README's bound, and an agent that goes silent is bounded.

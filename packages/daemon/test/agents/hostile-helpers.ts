@@ -44,13 +44,6 @@ export function running(pid: number): boolean {
   }
 }
 
-/** The peak and current resident memory of `pid` in MiB, from /proc. */
-export function memoryMiB(pid: number): { peak: number; now: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
-  return { peak: kib('VmHWM') / 1024, now: kib('VmRSS') / 1024 };
-}
-
 /** `promise`, or a failure naming `what` after `ms`: a test that waits fails rather than hangs. */
 export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { runSluice } from '../helpers/sluice-process.js';
+import { runSluice, startSluice } from '../helpers/sluice-process.js';
 
 const packages = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -40,14 +40,29 @@ function variablesReadBySources(): Set<string> {
   return names;
 }
 
+const { version } = JSON.parse(readFileSync(join(packages, 'daemon/package.json'), 'utf8')) as {
+  version: string;
+};
+
 describe('sluice --version and --help', () => {
   test('--version prints the version of the installed package and exits 0', async () => {
-    const { version } = JSON.parse(readFileSync(join(packages, 'daemon/package.json'), 'utf8')) as {
-      version: string;
-    };
     const result = await runSluice(['--version']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${version}\n`);
+  });
+
+  test("/capabilities and /openapi.json name the same version as --version, the package's", async () => {
+    const sluice = await startSluice();
+    try {
+      const capabilities = (await (await fetch(`${sluice.url}/capabilities`)).json()) as { version: string };
+      const openapi = (await (await fetch(`${sluice.url}/openapi.json`)).json()) as {
+        info: { version: string };
+      };
+      expect(capabilities.version).toBe(version);
+      expect(openapi.info.version).toBe(version);
+    } finally {
+      await sluice.stop();
+    }
   });
 
   test('--help of sluice, serve and acp names every environment variable the sources read', async () => {

@@ -17,8 +17,13 @@ describe('shared store configuration (--store, docs/fleet.md)', () => {
       store: 'postgres://sluice@db.internal:5432/sluice',
       advertiseUrl: 'https://node-a.internal:4170',
       storeLeaseMs: 5_000,
+      storePurgeVacuum: 'full',
     });
-    expect(config).toMatchObject({ store: 'postgres://sluice@db.internal:5432/sluice', storeLeaseMs: 5_000 });
+    expect(config).toMatchObject({
+      store: 'postgres://sluice@db.internal:5432/sluice',
+      storeLeaseMs: 5_000,
+      storePurgeVacuum: 'full',
+    });
   });
 
   it('refuses a store that is not a postgres URL naming a database, without quoting its password', () => {
@@ -36,6 +41,10 @@ describe('shared store configuration (--store, docs/fleet.md)', () => {
       'advertiseUrl needs store (a postgres:// URL shared by the fleet)',
     );
     expect(refusal({ storeLeaseMs: 5_000 }).setting).toBe('storeLeaseMs');
+    expect(refusal({ storePurgeVacuum: 'full' }).setting).toBe('storePurgeVacuum');
+    expect(refusal({ store: 'postgres://db/sluice', storePurgeVacuum: 'always' }).setting).toBe(
+      'storePurgeVacuum',
+    );
     expect(refusal({ store: 'postgres://db/sluice', storeLeaseMs: 50 }).message).toBe(
       'storeLeaseMs must be at least 100, got 50',
     );

@@ -5,7 +5,8 @@ import type { AgentTurn } from '../../src/sessions/index.js';
 
 // Issue 19 item 3: 30 prompts of 9.5 MiB took the daemon from 64 MB to 759 MB, because the
 // replay windows were bounded by event count only. With byte budgets, what the windows hold
-// stays within them whatever the prompts weigh, and a replay from an evicted id says so.
+// stays within them whatever the prompts weigh, and a replay from an evicted id says so. This file
+// checks the budgets' own accounting; event-memory-budget.e2e.test.ts measures the process's memory.
 
 let sluice: InProcessDaemon | undefined;
 afterEach(async () => {

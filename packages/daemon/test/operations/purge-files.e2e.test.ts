@@ -2,25 +2,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { api, textPrompt } from '../helpers/http-client.js';
+import { api } from '../helpers/http-client.js';
+import { sessionWithTurns } from '../helpers/session-turns.js';
 import { startSluice } from '../helpers/sluice-process.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'sluice-purge-files-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-/** Runs `texts` as prompts, one after the other, on a new thread session; returns its id. */
-async function sessionWithTurns(url: string, texts: readonly string[]): Promise<string> {
-  const sessionId = (await api(url, 'POST', '/session', { body: { sessionScope: 'thread' } })).body
-    .sessionId as string;
-  for (const text of texts) {
-    const sent = await api(url, 'POST', `/session/${sessionId}/prompt`, { body: textPrompt(text) });
-    expect(sent.status).toBe(202);
-    await expect
-      .poll(async () => (await api(url, 'GET', `/session/${sessionId}/status`)).body.pendingPromptCount)
-      .toBe(0);
-  }
-  return sessionId;
-}
 
 /** How often `marker` occurs in each file of the data directory (files without it omitted). */
 function occurrences(dataDir: string, marker: string): Record<string, number> {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { rethrowLater, systemClock, type Clock, type ErrorReporter } from '@sluice/runtime';
+import { PURGE_VACUUM_MODES, type PurgeVacuumMode } from './purge-vacuum.js';
 import { parseStoreUrl, redactStoreUrl } from './store-url.js';
 
 /** Options of {@link openPostgresFleet}; every value is validated before anything connects. */
@@ -32,6 +33,8 @@ export interface PostgresFleetOptions {
   maxConversationBytes?: number;
   /** Message text cached of the conversations last saved, so saves need not read them back. Default 16 MiB. */
   maxCacheBytes?: number;
+  /** How a purge vacuums the tables it deleted from (`--store-purge-vacuum`). Default `plain`. */
+  purgeVacuum?: PurgeVacuumMode;
   /** Wall-clock epoch milliseconds: leases are written and compared in it. Default `Date.now`. */
   wallNow?: () => number;
   /** Schedules lease renewals. Default the system clock. */
@@ -60,6 +63,7 @@ export interface PostgresFleetSettings {
   maxConversationMessages: number;
   maxConversationBytes: number;
   maxCacheBytes: number;
+  purgeVacuum: PurgeVacuumMode;
   wallNow: () => number;
   clock: Clock;
   reportError: ErrorReporter;
@@ -77,6 +81,11 @@ export function resolveFleetOptions(options: PostgresFleetOptions): PostgresFlee
   const advertiseUrl = options.advertiseUrl;
   if (advertiseUrl !== undefined && !isHttpUrl(advertiseUrl))
     throw new RangeError(`advertiseUrl must be an http(s) URL, got ${JSON.stringify(advertiseUrl)}`);
+  const purgeVacuum = options.purgeVacuum ?? 'plain';
+  if (!PURGE_VACUUM_MODES.includes(purgeVacuum))
+    throw new RangeError(
+      `purgeVacuum must be one of ${PURGE_VACUUM_MODES.join(', ')}, got ${JSON.stringify(purgeVacuum)}`,
+    );
   const nodeId = options.nodeId ?? randomUUID();
   if (typeof nodeId !== 'string' || nodeId.length === 0 || nodeId.length > 200)
     throw new RangeError(
@@ -99,6 +108,7 @@ export function resolveFleetOptions(options: PostgresFleetOptions): PostgresFlee
     maxConversationMessages: integer('maxConversationMessages', options.maxConversationMessages ?? 1000, 1),
     maxConversationBytes: integer('maxConversationBytes', options.maxConversationBytes ?? 4 * 1024 * 1024, 1),
     maxCacheBytes: integer('maxCacheBytes', options.maxCacheBytes ?? 16 * 1024 * 1024, 0),
+    purgeVacuum,
     wallNow: options.wallNow ?? Date.now,
     clock: options.clock ?? systemClock,
     reportError: options.reportError ?? rethrowLater,

@@ -16,5 +16,6 @@ export { openPostgresFleet, type PostgresFleet } from './postgres-fleet.js';
 export type { PostgresBudgetStore, StoredBudget } from './postgres-budget-store.js';
 export type { PostgresJournal } from './postgres-journal.js';
 export type { PostgresSessionStore } from './postgres-session-store.js';
+export type { PurgeVacuumMode } from './purge-vacuum.js';
 export type { SettledNodes } from './reconcile.js';
 export { parseStoreUrl, redactStoreUrl } from './store-url.js';

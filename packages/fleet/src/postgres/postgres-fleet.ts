@@ -11,6 +11,7 @@ import { NodeLease } from './node-lease.js';
 import { PostgresBudgetStore } from './postgres-budget-store.js';
 import { PostgresJournal } from './postgres-journal.js';
 import { PostgresSessionStore } from './postgres-session-store.js';
+import { PurgeVacuum } from './purge-vacuum.js';
 import { settleDeadNodes, type SettledNodes } from './reconcile.js';
 import { SessionOwnership } from './session-ownership.js';
 
@@ -96,6 +97,7 @@ async function startNode(
     maxConversationMessages: settings.maxConversationMessages,
     maxConversationBytes: settings.maxConversationBytes,
     maxCacheBytes: settings.maxCacheBytes,
+    vacuum: new PurgeVacuum(sql, settings.purgeVacuum),
   });
   await lease.start();
   let closing: Promise<void> | undefined;

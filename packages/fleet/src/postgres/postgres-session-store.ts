@@ -14,6 +14,7 @@ import {
 import type { Sql, TransactionSql } from 'postgres';
 import { PostgresAdmissionLedger } from './admission-ledger.js';
 import { SessionOwnedByOtherNodeError, StoreClosedError, type StoreLeaseLostError } from './errors.js';
+import type { PurgeVacuum } from './purge-vacuum.js';
 import { listSessions } from './session-listing.js';
 import type { SessionOwnership } from './session-ownership.js';
 
@@ -28,6 +29,8 @@ export interface PostgresSessionStoreParts {
   maxConversationMessages: number;
   maxConversationBytes: number;
   maxCacheBytes: number;
+  /** Vacuums the tables a purge deleted from, before the purge resolves. */
+  vacuum: PurgeVacuum;
 }
 
 interface Position {
@@ -107,11 +110,18 @@ export class PostgresSessionStore extends DeltaSessionStore {
     return listSessions(this.sql, workspaceCwd, options);
   }
 
-  /** Deletes a stored session, its history, ledger and ownership; resolves `false` when there was none. */
+  /**
+   * Deletes a stored session, its history, ledger, ownership and settled model calls, then
+   * vacuums those tables (`--store-purge-vacuum`), so that no row version still holds its text
+   * when it resolves; resolves `false` when no session was stored. Rejects when the vacuum
+   * failed: the rows are gone, but dead copies may remain until autovacuum (docs/decisions/036).
+   */
   async delete(sessionId: string): Promise<boolean> {
     this.checkOpen();
     this.forget(sessionId);
-    return this.sql.begin((tx) => this.remove(tx, sessionId));
+    const deleted = await this.sql.begin((tx) => this.remove(tx, sessionId));
+    await this.parts.vacuum.afterDelete();
+    return deleted;
   }
 
   /** Later calls reject with {@link StoreClosedError}; the pool is closed by the fleet. */

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Clock, TimerHandle } from '@sluice/runtime';
+import { daemonVersion } from '../../version.js';
 import type { AgentCommand } from './command-line.js';
 import {
   AgentCrashedError,
@@ -140,7 +141,7 @@ export class AgentProcess {
       this.channel.request('initialize', {
         protocolVersion: ACP_PROTOCOL_VERSION,
         clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
-        clientInfo: { name: 'sluice', version: '0.1.0' },
+        clientInfo: { name: 'sluice', version: daemonVersion() },
       }),
       'initialize',
       timeoutMs,

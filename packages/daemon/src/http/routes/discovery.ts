@@ -1,3 +1,4 @@
+import { daemonVersion } from '../../version.js';
 import { defineRoute, type Route, type RouteParts } from '../route.js';
 import { Capabilities, Health, SchedulerSnapshot } from '../schemas/discovery-schemas.js';
 
@@ -103,5 +104,6 @@ function capabilities({ sessions, runtime, workspace, rateLimit }: RouteParts): 
         : { rateLimit: { ...rateLimit.limits, windowMs: rateLimit.windowMs } }),
     },
     runtime: { provider: runtime.provider.name, model: runtime.provider.defaultModel },
+    version: daemonVersion(),
   };
 }

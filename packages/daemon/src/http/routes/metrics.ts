@@ -3,7 +3,7 @@ import type { MetricsRegistry } from '../../observe/index.js';
 import { defineRoute, present } from '../route.js';
 
 /**
- * `GET /metrics`: the daemon's metrics in the Prometheus text format (docs/metrics.md), behind
+ * `GET /metrics`: the daemon's metrics in the Prometheus text format (docs/operations.md), behind
  * the same gates as the API. prom-client is loaded by the first scrape, not at start-up.
  */
 export const METRICS_ROUTE = defineRoute(
@@ -16,7 +16,7 @@ export const METRICS_ROUTE = defineRoute(
     rateLimit: 'exempt',
     responses: {
       200: {
-        description: 'The metrics; docs/metrics.md lists them.',
+        description: 'The metrics; docs/reference/metrics.md lists them.',
         schema: z.string(),
         contentType: 'text/plain',
       },

@@ -23,6 +23,7 @@ export const Capabilities = z.looseObject({
     model: documented(z.record(z.string(), z.number()), "The model scheduler's limits."),
   }),
   runtime: z.looseObject({ provider: z.string(), model: z.string() }),
+  version: documented(z.string(), "Sluice's version, as `sluice --version` prints it."),
 });
 
 const count = z.int().check(z.nonnegative());
