@@ -22,6 +22,19 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** Open connections the server accepts at once (`--max-connections`); beyond it new ones are closed. */
 export const DEFAULT_MAX_CONNECTIONS = 4096;
 
+/**
+ * `--rate-limit`'s requests per client and window, by tier (docs/decisions/035): a web chat with
+ * a few people behind one address — a prompt every 10 s each at their busiest, a change or two
+ * around each prompt, a page polling every 2 s — stays under them; a runaway script does not.
+ */
+export const DEFAULT_RATE_LIMIT_PROMPT = 30;
+export const DEFAULT_RATE_LIMIT_MUTATION = 60;
+export const DEFAULT_RATE_LIMIT_READ = 300;
+/** `--rate-limit-window-ms`: the limits count per minute. */
+export const DEFAULT_RATE_LIMIT_WINDOW_MS = 60_000;
+/** Clients whose rate-limit windows one daemon keeps per tier; the least recent is forgotten past it. */
+export const DEFAULT_RATE_LIMIT_CLIENTS = 10_000;
+
 /** Events kept for `Last-Event-ID` replay per session (PROTOCOL §6). */
 export const DEFAULT_RING_SIZE = 8000;
 /** Bytes one session's replay window may hold (`--event-ring-bytes`; issue 19 item 3). */

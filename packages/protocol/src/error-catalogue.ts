@@ -118,6 +118,9 @@ export const ERROR_CATALOGUE = {
   dashboard_viewer_limit: later(429, 5),
   // Browser sign-in (issue 28 item 3): a token in a URL stays in history and logs.
   token_in_url: refused(400),
+  // A client's requests of one tier spent for this window (`--rate-limit`, issue 28 item 7); the
+  // refusal says when the window ends (its own Retry-After). The reference daemon's code.
+  rate_limit_exceeded: later(429),
 } as const satisfies Record<string, WireForm>;
 
 /** A code of {@link ERROR_CATALOGUE}: one that travels on the wire. */

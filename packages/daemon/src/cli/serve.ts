@@ -16,6 +16,7 @@ import { FLAG_OF, daemonConfig } from './flag-config.js';
 import { openFleetStorage, type FleetStorageEvents } from './fleet-storage.js';
 import { fleetCapacity } from './fleet-capacity.js';
 import { LazyLogger } from './lazy-logger.js';
+import { serveRateLimit } from './rate-limits.js';
 import { DaemonTap } from '../observe/index.js';
 import { StartupError, settingName, type OptionSources } from './startup-error.js';
 
@@ -175,13 +176,18 @@ export async function serve(
     (message) => logger.warn({}, message),
     store,
   );
+  const rateLimit = await serveRateLimit(options, logger);
   // Under TLS, agent processes reach the gateway on a loopback listener of their own (below).
   const agents: { listener?: AgentGatewayListener } = {};
   const app = buildServer(daemon, {
     ...serverOptions(options, token, logger),
     ...(tls === undefined ? {} : { tls, agentGatewayPort: () => agents.listener?.port ?? 0 }),
+    ...(rateLimit.options === undefined ? {} : { rateLimit: rateLimit.options }),
   });
-  const port = await listenOrRefuse(app, daemon, options);
+  const port = await listenOrRefuse(app, daemon, options).catch(async (error: unknown) => {
+    await rateLimit.close();
+    throw error;
+  });
   const host = options.hostname.includes(':') ? `[${options.hostname}]` : options.hostname;
   gateway.url = `http://${gatewayHost(options.hostname, host)}:${port}/v1`;
   if (tls !== undefined && daemon.agentPool !== undefined) {
@@ -207,6 +213,7 @@ export async function serve(
         force.unref();
         await app.close();
         clearTimeout(force);
+        await rateLimit.close();
         await logger.flush();
       })()),
   };

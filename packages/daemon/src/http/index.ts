@@ -2,3 +2,4 @@ export { BODY_LIMIT_BYTES, buildServer, type FailureLog, type ServerOptions } fr
 export { isLoopbackHost, tokensEqual } from './security.js';
 export { FEATURES } from './routes/discovery.js';
 export { listenAgentGateway, type AgentGatewayListener } from './agent-gateway-listener.js';
+export type { RateLimitOptions } from './rate-limit.js';

@@ -6,7 +6,15 @@ import type { ObservedDaemon } from '../observe/index.js';
 import type { BrowserCookie } from './browser-cookie.js';
 import type { PermissionBroker } from '../permissions/index.js';
 import type { SessionBridge } from '../sessions/index.js';
-import type { RouteDoc } from './openapi/route-doc.js';
+import { rateTierOf, type RateTier, type RouteDoc } from './openapi/route-doc.js';
+import type { RateLimitOptions } from './rate-limit.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The rate-limit tier of the route; absent: exempt (docs/decisions/035). */
+    rateTier?: RateTier;
+  }
+}
 
 /** What route handlers are built from: the daemon's parts (never `Daemon` itself) and settings. */
 export interface RouteParts {
@@ -31,6 +39,8 @@ export interface RouteParts {
   observed: ObservedDaemon | undefined;
   /** The routes this server serves, as `GET /openapi.json` describes them. */
   routes: readonly RouteDoc[];
+  /** The per-client rate limits (`--rate-limit`), when on: `/capabilities` advertises them. */
+  rateLimit: Pick<RateLimitOptions, 'limits' | 'windowMs'> | undefined;
   /** The external agents' processes (sessions, RSS, memory budget), when the daemon runs agents. */
   agents?: () => unknown;
 }
@@ -81,11 +91,14 @@ export function defineRoute<Params = Record<string, string>, Query = Record<stri
     ...doc,
     mount(app, parts) {
       const handler = serving.handler(parts, app);
+      // The tier the rate limiter counts the route in (http/rate-limit.ts), read per request.
+      const rateTier = rateTierOf(doc);
       const register = (scope: FastifyInstance): void => {
         scope.route<{ Params: Params; Querystring: Query }>({
           method: doc.method,
           url: doc.path,
           handler,
+          ...(rateTier === undefined ? {} : { config: { rateTier } }),
           ...(serving.errorHandler === undefined ? {} : { errorHandler: serving.errorHandler }),
         });
       };

@@ -10,6 +10,7 @@ import type { AcpHttpRegistryOptions } from '../acp/index.js';
 import { gatewayNotFound, isGatewayUrl, servedRoutes } from './routes/index.js';
 import type { RouteParts } from './route.js';
 import { securityGate } from './security.js';
+import { registerRateLimit, type RateLimitOptions } from './rate-limit.js';
 import { dashboardCookie } from './dashboard-auth.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS } from '../defaults.js';
 import { positiveInteger } from '../validate.js';
@@ -51,8 +52,10 @@ export interface ServerOptions {
   maxConnections?: number;
   /** Where to write one line per request (`--log-level debug`); absent = requests are not logged. */
   requestLog?: RequestLog;
-  /** Wall-clock ms for the expiry of browser sign-in cookies; default `Date.now`. */
+  /** Wall-clock ms for the expiry of browser sign-in cookies and rate-limit windows; default `Date.now`. */
   now?: () => number;
+  /** Per-client rate limits by tier (`--rate-limit`, docs/decisions/035); absent: none. */
+  rateLimit?: RateLimitOptions;
   /** Serve HTTPS with this PEM certificate and key (docs/decisions/034); absent = plain HTTP. */
   tls?: { cert: Buffer | string; key: Buffer | string };
   /**
@@ -98,6 +101,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
       ...(cookie === undefined ? {} : { dashboardCookie: cookie }),
     }),
   );
+  limitRates(app, daemon, options);
   registerJsonBody(app);
 
   const logger = options.logger;
@@ -141,10 +145,22 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
             agentPool: daemon.agentPool,
           },
     routes,
+    rateLimit: options.rateLimit,
     agents: () => daemon.agentPool?.describe(),
   };
   for (const route of routes) route.mount(app, parts);
   return app;
+}
+
+/** `--rate-limit`, after the gate: only requests that passed it count against a client's limits. */
+function limitRates(app: FastifyInstance, daemon: Daemon, options: ServerOptions): void {
+  if (options.rateLimit === undefined) return;
+  const tap = daemon.tap;
+  registerRateLimit(app, options.rateLimit, {
+    now: options.now ?? Date.now,
+    ...(options.logger === undefined ? {} : { log: options.logger }),
+    ...(tap === undefined ? {} : { refused: (tier) => tap.rateLimited.inc(tier) }),
+  });
 }
 
 /**

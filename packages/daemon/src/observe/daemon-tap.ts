@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '@sluice/runtime';
 import { JournalTap } from './journal-tap.js';
+import { LabeledCounts } from './labeled-counts.js';
 import { ModelTap } from './model-tap.js';
 import { PromptTap } from './prompt-tap.js';
 import { RecentRefusals } from './recent-refusals.js';
@@ -27,6 +28,8 @@ export class DaemonTap {
   readonly prompts: PromptTap;
   readonly model: ModelTap;
   readonly journal: JournalTap;
+  /** HTTP requests refused by `--rate-limit`, by tier (`prompt`, `mutation`, `read`). */
+  readonly rateLimited = new LabeledCounts(['tier'], 4);
 
   constructor(options: DaemonTapOptions = {}) {
     this.refusals = new RecentRefusals(options.recentRefusals ?? 20, options.wallNow ?? Date.now);

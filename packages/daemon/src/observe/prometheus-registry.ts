@@ -216,6 +216,12 @@ function registerCounters(source: ObservedDaemon, counter: Define): void {
     { labels: { direction: 'output' }, value: model.outputTokens },
   ]);
   counter(
+    'sluice_http_rate_limited_total',
+    'HTTP requests refused by --rate-limit (429 rate_limit_exceeded), by tier.',
+    ['tier'],
+    () => labeled(source.tap.rateLimited),
+  );
+  counter(
     'sluice_sse_evictions_total',
     'Event-stream subscribers evicted for a full queue (client_evicted).',
     [],

@@ -18,6 +18,8 @@ export interface ApiOptions {
   declaredLength?: number;
   /** An event stream is answered by its status and headers, then closed (it never ends by itself). */
   streamHead?: boolean;
+  /** The local address to connect from (`127.0.0.2`: another client of a loopback daemon). */
+  localAddress?: string;
 }
 
 /** One HTTP request over node:http (so Host/Origin headers are sent exactly as given). */
@@ -36,7 +38,8 @@ export function api(
     headers['content-length'] = String(options.declaredLength ?? Buffer.byteLength(payload));
   }
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers, agent: false }, (res) => {
+    const from = options.localAddress === undefined ? {} : { localAddress: options.localAddress };
+    const req = httpRequest(url, { method, headers, agent: false, ...from }, (res) => {
       if (options.streamHead === true && isEventStream(res)) {
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body: undefined, text: '' });
         req.destroy();

@@ -105,6 +105,31 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(completions).sort()).toEqual(['application/json', 'text/event-stream']);
   });
 
+  test('documents 429 rate_limit_exceeded and the rate tier on every limited route, on no exempt one', () => {
+    const tierOf = (method: string, path: string): unknown => {
+      const operation = document.paths[path]![method] as Operation & { 'x-sluice-rate-tier'?: string };
+      const limited = JSON.stringify(operation.responses['429'] ?? null).includes('RateLimited');
+      return limited ? operation['x-sluice-rate-tier'] : 'exempt';
+    };
+    expect(tierOf('post', '/session/{id}/prompt')).toBe('prompt');
+    expect(tierOf('post', '/session')).toBe('mutation');
+    expect(tierOf('delete', '/session/{id}')).toBe('mutation');
+    expect(tierOf('get', '/capabilities')).toBe('read');
+    const exempt = [
+      ['get', '/health'],
+      ['get', '/session/{id}/events'],
+      ['post', '/session/{id}/heartbeat'],
+      ['post', '/acp'],
+      ['get', '/acp'],
+      ['delete', '/acp'],
+      ['get', '/v1/models'],
+      ['post', '/v1/chat/completions'],
+      ['get', '/metrics'],
+      ['get', '/dashboard/stream'],
+    ];
+    expect(exempt.map(([method, path]) => tierOf(method!, path!))).toEqual(exempt.map(() => 'exempt'));
+  });
+
   test('describes request bodies from the schemas the routes validate with', () => {
     const create = JSON.stringify(document.paths['/session']!['post']!.requestBody);
     expect(create).toContain('"enum":["single","thread"]');

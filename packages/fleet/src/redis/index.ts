@@ -1,4 +1,5 @@
 export { RedisCapacity } from './redis-capacity.js';
+export { RateLimitRedis, type RateLimitRedisOptions } from './rate-limit-redis.js';
 export {
   fleetName,
   outagePolicy,

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { ErrorBody } from '../schemas/common-schemas.js';
-import type { ResponseDoc, RouteDoc } from './route-doc.js';
+import { rateTierOf, type ResponseDoc, type RouteDoc } from './route-doc.js';
 
 /** A JSON Schema (2020-12, the dialect of OpenAPI 3.1) as zod writes it. */
 type JsonSchema = Record<string, unknown>;
@@ -78,6 +78,8 @@ function operation(route: RouteDoc): JsonSchema {
   for (const [status, doc] of Object.entries(route.responses)) responses[status] = response(doc);
   responses['401'] ??= { $ref: '#/components/responses/Unauthorized' };
   responses['403'] ??= { $ref: '#/components/responses/Forbidden' };
+  const tier = rateTierOf(route);
+  if (tier !== undefined) responses['429'] ??= { $ref: '#/components/responses/RateLimited' };
   return {
     operationId: operationId(route),
     tags: [route.tag],
@@ -97,6 +99,7 @@ function operation(route: RouteDoc): JsonSchema {
           },
         }),
     responses,
+    ...(tier === undefined ? {} : { 'x-sluice-rate-tier': tier }),
     ...(route.openOnLoopback === true ? { security: [{}, { bearer: [] }] } : {}),
   };
 }
@@ -147,6 +150,14 @@ export function buildOpenApiDocument(
           content: error,
         },
         Forbidden: { description: 'Refused by the Host or Origin check.', content: error },
+        RateLimited: {
+          description:
+            "`rate_limit_exceeded`, with `--rate-limit`: this client's requests of the operation's " +
+            'tier (`x-sluice-rate-tier`) are spent for the window; the body names the tier, its ' +
+            '`limit`, `windowMs` and `retryAfterMs`; retry after `Retry-After` seconds.',
+          headers: { 'Retry-After': { schema: { type: 'integer', minimum: 1 } } },
+          content: error,
+        },
       },
     },
   };

@@ -4,6 +4,13 @@ import { ErrorBody } from '../schemas/common-schemas.js';
 /** HTTP methods of the daemon's routes. */
 export type RouteMethod = 'GET' | 'POST' | 'DELETE';
 
+/**
+ * The rate-limit tiers of `--rate-limit` (docs/security.md): `prompt` (sending a prompt),
+ * `mutation` (any other change) and `read`. Each client has its own count in each tier.
+ */
+export const RATE_TIERS = ['prompt', 'mutation', 'read'] as const;
+export type RateTier = (typeof RATE_TIERS)[number];
+
 /** A response of one operation: JSON by default, or an SSE stream. */
 export interface ResponseDoc {
   description: string;
@@ -40,6 +47,17 @@ export interface RouteDoc {
   responses: Record<number, ResponseDoc>;
   /** Needs no token on a loopback bind unless `--require-auth` (`/health`). */
   openOnLoopback?: boolean;
+  /**
+   * The rate-limit tier the route counts in, when it is not the one of its method (`GET`: `read`,
+   * any other: `mutation`); `exempt` for routes `--rate-limit` never refuses (docs/decisions/035).
+   */
+  rateLimit?: RateTier | 'exempt';
+}
+
+/** The tier `route` counts in under `--rate-limit`, or undefined when it is exempt. */
+export function rateTierOf(route: Pick<RouteDoc, 'method' | 'rateLimit'>): RateTier | undefined {
+  if (route.rateLimit === 'exempt') return undefined;
+  return route.rateLimit ?? (route.method === 'GET' ? 'read' : 'mutation');
 }
 
 /** `400` of a route that validates input: the stable codes it may answer with. */

@@ -1,4 +1,4 @@
-import type { RouteDoc } from './route-doc.js';
+import { rateTierOf, type RouteDoc } from './route-doc.js';
 
 /** The command that writes `docs/reference/http-api.md` again from the route list. */
 export const REGENERATE_ROUTE_REFERENCE = 'npm run docs:http-api';
@@ -20,12 +20,16 @@ function cell(text: string): string {
 }
 
 function row(route: RouteDoc & { metrics?: boolean }): string {
-  const statuses = Object.keys(route.responses)
+  const tier = rateTierOf(route);
+  const codes = new Set([...Object.keys(route.responses), ...(tier === undefined ? [] : ['429'])]);
+  const statuses = [...codes]
+    .sort()
     .map((status) => `\`${status}\``)
     .join(' ');
   const notes = [
     ...(route.openOnLoopback === true ? ['open on loopback unless `--require-auth`'] : []),
     ...(route.metrics === true ? ['not with `--no-metrics`'] : []),
+    tier === undefined ? 'no rate limit' : `rate tier \`${tier}\``,
   ];
   const summary = notes.length === 0 ? route.summary : `${route.summary} (${notes.join('; ')})`;
   return `| \`${route.method} ${route.path}\` | ${cell(summary)} | ${statuses} |`;
@@ -46,6 +50,8 @@ export function renderRouteReference(routes: ReadonlyArray<RouteDoc & { metrics?
     `Every route the daemon serves (${routes.length}), from the same route list the server registers.`,
     '`GET /openapi.json` serves them as an OpenAPI 3.1 document with every parameter, body and answer',
     'schema; error bodies are `{error, code?, ...details}` with a stable `code` (PROTOCOL §1).',
+    'With `--rate-limit`, each route counts in its rate tier per client and answers',
+    '`429 rate_limit_exceeded` with `Retry-After` past its limit (docs/security.md).',
   ];
   for (const [tag, title] of SECTIONS) {
     const tagged = routes.filter((route) => route.tag === tag);

@@ -50,6 +50,7 @@ export const ACP_ROUTES: readonly Route[] = [
       method: 'POST',
       path: '/acp',
       tag: 'acp',
+      rateLimit: 'exempt',
       summary: 'Send one ACP JSON-RPC message',
       description:
         '`initialize` is answered inline with an `Acp-Connection-Id` header; every other message ' +
@@ -75,6 +76,7 @@ export const ACP_ROUTES: readonly Route[] = [
       method: 'GET',
       path: '/acp',
       tag: 'acp',
+      rateLimit: 'exempt',
       summary: "An ACP connection's stream (SSE), or also a session's",
       description:
         'A server-sent event stream of JSON-RPC messages (needs `Accept: text/event-stream`, else `406`); ' +
@@ -103,6 +105,7 @@ export const ACP_ROUTES: readonly Route[] = [
       method: 'DELETE',
       path: '/acp',
       tag: 'acp',
+      rateLimit: 'exempt',
       summary: 'Close an ACP connection',
       headers: { 'Acp-Connection-Id': { schema: AcpConnectionIdHeader, required: true } },
       responses: { 202: { description: 'Closed.' }, 400: { description: 'No `Acp-Connection-Id`.' } },

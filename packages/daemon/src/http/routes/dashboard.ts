@@ -88,6 +88,7 @@ const stream = defineRoute(
     description:
       'Takes the cookie `sluice_dashboard` (see `POST /dashboard/sign-in`) or the bearer header; `?token=` is refused (`400 token_in_url`).',
     metrics: true,
+    rateLimit: 'exempt',
     responses: {
       200: text('Server-sent events, one snapshot each.', 'text/event-stream'),
       400: badInput(['token_in_url']),

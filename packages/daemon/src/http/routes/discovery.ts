@@ -43,6 +43,7 @@ export const DISCOVERY_ROUTES: readonly Route[] = [
       tag: 'discovery',
       summary: 'Liveness',
       openOnLoopback: true,
+      rateLimit: 'exempt',
       responses: { 200: { description: 'Serving.', schema: Health } },
     },
     { handler: () => async () => ({ status: 'ok' }) },
@@ -91,10 +92,12 @@ function modelSnapshots(models: ModelCatalogue): Array<Record<string, unknown>> 
   }));
 }
 
-function capabilities({ sessions, runtime, workspace }: RouteParts): Record<string, unknown> {
+function capabilities({ sessions, runtime, workspace, rateLimit }: RouteParts): Record<string, unknown> {
   const limits = sessions.limits;
   const features: string[] = [...FEATURES];
   if (limits.promptDeadlineMs !== null) features.push('prompt_absolute_deadline');
+  // The reference's tag for `--rate-limit`; the limits are listed under `limits.rateLimit`.
+  if (rateLimit !== undefined) features.push('rate_limit');
   return {
     v: 1,
     protocolVersions: { current: 'v1', supported: ['v1'] },
@@ -109,6 +112,9 @@ function capabilities({ sessions, runtime, workspace }: RouteParts): Record<stri
       maxSessions: limits.maxSessions,
       promptDeadlineMs: limits.promptDeadlineMs,
       model: { ...runtime.limits },
+      ...(rateLimit === undefined
+        ? {}
+        : { rateLimit: { ...rateLimit.limits, windowMs: rateLimit.windowMs } }),
     },
     runtime: { provider: runtime.provider.name, model: runtime.provider.defaultModel },
     version: daemonVersion(),

@@ -22,6 +22,7 @@ export const EVENT_ROUTES: readonly Route[] = [
       method: 'GET',
       path: '/session/:id/events',
       tag: 'events',
+      rateLimit: 'exempt',
       summary: "The session's event stream (SSE), with replay",
       description:
         'A server-sent event stream, not JSON: headers `X-Qwen-Event-Epoch` and `X-Qwen-SSE-Stream-Id`, ' +

@@ -38,6 +38,7 @@ const models = defineRoute(
     method: 'GET',
     path: '/v1/models',
     tag: 'gateway',
+    rateLimit: 'exempt',
     summary: 'The model catalogue: each model and alias a chat request may name (OpenAI wire)',
     responses: { 200: { description: 'The model list.', schema: ModelList } },
   },
@@ -97,6 +98,7 @@ const chatCompletions = defineRoute(
     method: 'POST',
     path: '/v1/chat/completions',
     tag: 'gateway',
+    rateLimit: 'exempt',
     summary: 'A chat completion through the model runtime (OpenAI wire)',
     description:
       'Admission, one deadline, the journal and the snapshot of the model runtime. Takes the daemon ' +

@@ -13,6 +13,7 @@ export const METRICS_ROUTE = defineRoute(
     tag: 'operations',
     summary: 'Prometheus metrics (text exposition format)',
     metrics: true,
+    rateLimit: 'exempt',
     responses: {
       200: {
         description: 'The metrics; docs/reference/metrics.md lists them.',

@@ -94,6 +94,7 @@ const sendPrompt = defineRoute<SessionParams, unknown>(
     method: 'POST',
     path: '/session/:id/prompt',
     tag: 'prompts',
+    rateLimit: 'prompt',
     summary: 'Admit a prompt to the session (non-blocking)',
     description:
       'Admission is synchronous: `202` once admitted, or `503 prompt_queue_full` with ' +

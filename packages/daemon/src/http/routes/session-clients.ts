@@ -105,6 +105,7 @@ const heartbeat = defineRoute<SessionParams>(
     method: 'POST',
     path: '/session/:id/heartbeat',
     tag: 'sessions',
+    rateLimit: 'exempt',
     summary: 'Say the client is still there',
     params: SessionIdParams,
     headers: CLIENT_ID,
