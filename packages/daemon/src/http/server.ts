@@ -105,22 +105,8 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   registerJsonBody(app);
 
   const logger = options.logger;
-  // Before any route: every error a route answers, in any shape (the gateway's own), passes here.
-  if (logger !== undefined) app.addHook('onError', internalErrorLog(logger));
-  app.setErrorHandler(async (thrown, _request, reply) => {
-    // A session that is stored but not loaded: say so (a store read, on the 404 path only).
-    const error =
-      thrown instanceof SessionNotFoundError ? await daemon.bridge.explainNotFound(thrown) : thrown;
-    const mapped = mapError(error);
-    void reply.code(mapped.statusCode).headers(mapped.headers).send(mapped.body);
-  });
   const routes = servedRoutes(daemon.tap !== undefined);
-  const gatewayMiss = gatewayNotFound(routes);
-  app.setNotFoundHandler((request, reply) => {
-    if (isGatewayUrl(request.url)) return gatewayMiss(request, reply);
-    const path = clipText(request.url.split('?', 1)[0] ?? '');
-    void reply.code(404).send({ error: `Route ${request.method} ${path} not found` });
-  });
+  answerErrors(app, daemon, routes, logger);
 
   const parts: RouteParts = {
     sessions: daemon.bridge,
@@ -150,6 +136,30 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
   };
   for (const route of routes) route.mount(app, parts);
   return app;
+}
+
+/** The error and not-found answers of every route, and the log of internal errors. */
+function answerErrors(
+  app: FastifyInstance,
+  daemon: Daemon,
+  routes: ReturnType<typeof servedRoutes>,
+  logger: FailureLog | undefined,
+): void {
+  // Before any route: every error a route answers, in any shape (the gateway's own), passes here.
+  if (logger !== undefined) app.addHook('onError', internalErrorLog(logger));
+  app.setErrorHandler(async (thrown, _request, reply) => {
+    // A session that is stored but not loaded: say so (a store read, on the 404 path only).
+    const error =
+      thrown instanceof SessionNotFoundError ? await daemon.bridge.explainNotFound(thrown) : thrown;
+    const mapped = mapError(error);
+    void reply.code(mapped.statusCode).headers(mapped.headers).send(mapped.body);
+  });
+  const gatewayMiss = gatewayNotFound(routes);
+  app.setNotFoundHandler((request, reply) => {
+    if (isGatewayUrl(request.url)) return gatewayMiss(request, reply);
+    const path = clipText(request.url.split('?', 1)[0] ?? '');
+    void reply.code(404).send({ error: `Route ${request.method} ${path} not found` });
+  });
 }
 
 /** `--rate-limit`, after the gate: only requests that passed it count against a client's limits. */
