@@ -113,6 +113,8 @@ export const ERROR_CATALOGUE = {
   dashboard_viewer_limit: later(429, 5),
   // Browser sign-in (issue 28 item 3): a token in a URL stays in history and logs.
   token_in_url: refused(400),
+  // The web client (issue 31): a cookie-authenticated change must come from this daemon's page.
+  cross_site_request: refused(403),
 } as const satisfies Record<string, WireForm>;
 
 /** A code of {@link ERROR_CATALOGUE}: one that travels on the wire. */

@@ -10,7 +10,7 @@ import type { AcpHttpRegistryOptions } from '../acp/index.js';
 import { servedRoutes } from './routes/index.js';
 import type { RouteParts } from './route.js';
 import { securityGate } from './security.js';
-import { dashboardCookie } from './dashboard-auth.js';
+import { DASHBOARD_DOOR, WEB_DOOR, doorCookie } from './browser-sign-in.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS } from '../defaults.js';
 import { positiveInteger } from '../validate.js';
 
@@ -53,6 +53,8 @@ export interface ServerOptions {
   requestLog?: RequestLog;
   /** Wall-clock ms for the expiry of browser sign-in cookies; default `Date.now`. */
   now?: () => number;
+  /** Serve the web client at `/` (docs/web.md); default true, `--no-web` turns it off. */
+  web?: boolean;
 }
 
 /**
@@ -65,11 +67,13 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
     throw new RangeError('token must not be empty; omit it to run without auth on loopback');
 
   const app = createFastify(options);
-  // A browser's sign-in to the dashboard, keyed by this token and a key drawn now.
-  const cookie =
-    options.token !== undefined && daemon.tap !== undefined
-      ? dashboardCookie(options.token, options.now)
-      : undefined;
+  // A browser's sign-in to the dashboard and to the web client, keyed by this token and a key drawn now.
+  const token = options.token;
+  const web = options.web ?? true;
+  const cookieOf = (served: boolean, door: typeof WEB_DOOR) =>
+    token !== undefined && served ? doorCookie(door, token, options.now) : undefined;
+  const cookie = cookieOf(daemon.tap !== undefined, DASHBOARD_DOOR);
+  const webCookie = cookieOf(web, WEB_DOOR);
   if (options.requestLog !== undefined) app.addHook('onResponse', requestLogHook(options.requestLog));
 
   // The bound port, read once it is known: the Host gate asks on every request.
@@ -85,8 +89,10 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
       requireAuth: options.requireAuth ?? false,
       allowOrigins: options.allowOrigins ?? [],
       credentials: daemon.credentials,
-      dashboard: daemon.tap !== undefined,
-      ...(cookie === undefined ? {} : { dashboardCookie: cookie }),
+      doors: [
+        ...(daemon.tap === undefined ? [] : [{ door: DASHBOARD_DOOR, cookie }]),
+        ...(web ? [{ door: WEB_DOOR, cookie: webCookie }] : []),
+      ],
     }),
   );
   registerJsonBody(app);
@@ -106,7 +112,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
     void reply.code(404).send({ error: `Route ${request.method} ${path} not found` });
   });
 
-  const routes = servedRoutes(daemon.tap !== undefined);
+  const routes = servedRoutes(daemon.tap !== undefined, web);
   const parts: RouteParts = {
     sessions: daemon.bridge,
     permissions: daemon.permissions,
@@ -117,6 +123,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
     heartbeatMs,
     token: options.token,
     dashboardCookie: cookie,
+    webCookie,
     acp: { daemon, options: { ...acpLog(logger), ...options.acp } },
     observed:
       daemon.tap === undefined
