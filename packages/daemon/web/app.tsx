@@ -10,8 +10,16 @@ import { SessionLive } from './session-live.js';
 
 const PAGE_SIZE = 20;
 
-/** The daemon's client: this origin, no local reservation (the daemon's `503` is what the page shows). */
-const client = new DaemonClient({ baseUrl: location.origin, maxPendingPromptsPerSession: null });
+/**
+ * The daemon's client: this origin, no local reservation (the daemon's `503` is what the page
+ * shows), and streams that end when their connection does: the page re-opens them itself, so
+ * that it can say it is reconnecting (session-live.ts).
+ */
+const client = new DaemonClient({
+  baseUrl: location.origin,
+  maxPendingPromptsPerSession: null,
+  reconnect: { maxAttempts: 0 },
+});
 
 /** A workspace's sessions, newest first, a page at a time. */
 function useSessions(workspace: string | undefined) {
