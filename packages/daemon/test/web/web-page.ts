@@ -47,10 +47,15 @@ export async function signInPage(context: BrowserContext, baseUrl: string, token
   return page;
 }
 
-/** Creates a session with the page's button; its id (the page names it in its URL's hash). */
-export async function newSession(page: Page): Promise<string> {
+/**
+ * Creates a session with the page's button; its id (the page names it in its URL's hash). An
+ * agent that starts slowly gets `timeout`; a refusal the page shows fails with its text.
+ */
+export async function newSession(page: Page, timeout = 30_000): Promise<string> {
   await page.getByTestId('new-session').click();
-  await page.getByTestId('prompt').waitFor();
+  await page.locator('[data-testid=prompt], .problem').first().waitFor({ timeout });
+  const problem = page.locator('.problem');
+  if ((await problem.count()) > 0) throw new Error(`the page refused: ${await problem.textContent()}`);
   await expect.poll(() => new URL(page.url()).hash.length, { timeout: 10_000 }).toBeGreaterThan(1);
   await page.getByTestId('link').filter({ hasText: 'live' }).waitFor();
   return new URL(page.url()).hash.slice(1);
