@@ -12,6 +12,7 @@ import { benchJournal } from './journal.js';
 import { benchJournalSize } from './journal-size.js';
 import { benchPgJournal } from './pgjournal.js';
 import { benchScheduler } from './scheduler.js';
+import { benchWeb } from './web.js';
 import { composeBenchmarks, measureSection } from './sections.js';
 
 /** Every producer of a BENCHMARKS.md section, in the file's order: the one list of them. */
@@ -57,6 +58,11 @@ export const PRODUCERS = [
     id: 'fleet',
     title: 'Model limits shared by a fleet (Redis)',
     run: async ({ quick }) => (await benchFleet({ quick })).markdown,
+  },
+  {
+    id: 'web',
+    title: 'The web client: first paint and frame time',
+    run: async ({ quick }) => (await benchWeb({ quick })).markdown,
   },
   {
     id: 'agents',

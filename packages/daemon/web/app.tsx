@@ -1,5 +1,5 @@
 import { DaemonClient, DaemonHttpError, type Capabilities, type SessionSummary } from '@sluice/sdk';
-import { useCallback, useEffect, useReducer, useState } from 'preact/hooks';
+import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ConversationView } from './conversation-view.js';
 import { Header } from './header.js';
 import { SessionsPanel } from './sessions-panel.js';
@@ -60,7 +60,6 @@ async function ok(response: Response): Promise<void> {
 /** The open session, and opening another (the page's hash names it, so a reload finds it). */
 function useOpenSession(report: (error: unknown) => void) {
   const [live, setLive] = useState<SessionLive | undefined>(undefined);
-  const [, redraw] = useReducer((n: number, _: unknown) => n + 1, 0);
   const open = async (sessionId: string | undefined): Promise<void> => {
     setLive((current) => {
       current?.close();
@@ -68,7 +67,7 @@ function useOpenSession(report: (error: unknown) => void) {
     });
     if (sessionId === undefined) return history.replaceState(null, '', location.pathname);
     await attach(sessionId);
-    setLive(new SessionLive(client, sessionId, () => redraw(undefined)));
+    setLive(new SessionLive(client, sessionId));
     history.replaceState(null, '', `#${sessionId}`);
   };
   useEffect(() => {

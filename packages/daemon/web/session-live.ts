@@ -27,11 +27,12 @@ export class SessionLive {
   private epoch: string | undefined;
   private frame = 0;
 
+  /** Called (at most once an animation frame) when the conversation or the link changed. */
+  onChange: () => void = () => {};
+
   constructor(
     private readonly client: DaemonClient,
     readonly sessionId: string,
-    /** Called (at most once an animation frame) when the conversation or the link changed. */
-    private readonly changed: () => void,
   ) {
     void this.follow();
   }
@@ -115,7 +116,7 @@ export class SessionLive {
     if (this.frame !== 0) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
-      this.changed();
+      this.onChange();
     });
   }
 }

@@ -18,19 +18,27 @@ function toPage(reply: FastifyReply, door: SignInDoor, cookie: string | undefine
 
 const html = (description: string) => ({ description, schema: z.string(), contentType: 'text/html' });
 
-/** Which routes serve the door: the dashboard's with the counters, the web client's with `--web`. */
-type Served = { metrics: true } | { web: true };
+/** One door's routes: the door, its cookie among the server's parts, and when they are served. */
+interface DoorRoutes {
+  door: SignInDoor;
+  cookieOf(parts: RouteParts): BrowserCookie | undefined;
+  /** The dashboard's with the counters, the web client's with `--web`. */
+  served: { metrics: true } | { web: true };
+}
 
-function signIn(
-  door: SignInDoor,
-  cookieOf: (parts: RouteParts) => BrowserCookie | undefined,
-  served: Served,
-) {
+/** What every route of a door shares: `POST`, the operations tag, when it is served. */
+const post = ({ served }: DoorRoutes, path: string) => ({
+  method: 'POST' as const,
+  path,
+  tag: 'operations' as const,
+  ...served,
+});
+
+function signIn(routes: DoorRoutes) {
+  const { door, cookieOf } = routes;
   return defineRoute(
     {
-      method: 'POST',
-      path: door.signIn,
-      tag: 'operations',
+      ...post(routes, door.signIn),
       summary: `Signs a browser in to ${door.page} with the daemon's token`,
       description: `The sign-in form's target: the token as the form field \`token\` (\`application/x-www-form-urlencoded\`, never in a URL). A right token answers \`303\` to \`${door.page}\` with the cookie \`${door.cookie}\` (\`HttpOnly; SameSite=Strict; Path=${door.cookiePath}; Max-Age=43200\`): signed with a key derived from the token and drawn at start, it expires after 12 hours and stops working on a restart, a new token or \`POST ${door.revoke}\`. The Origin gate applies (a same-origin form sends it).`,
       body: {
@@ -38,7 +46,6 @@ function signIn(
         required: true,
         contentType: 'application/x-www-form-urlencoded',
       },
-      ...served,
       responses: {
         303: { description: `Signed in: the cookie is set; go to \`${door.page}\`.` },
         401: html('The sign-in form again, saying the token was wrong.'),
@@ -64,19 +71,13 @@ function signIn(
   );
 }
 
-function signOut(
-  door: SignInDoor,
-  cookieOf: (parts: RouteParts) => BrowserCookie | undefined,
-  served: Served,
-) {
+function signOut(routes: DoorRoutes) {
+  const { door, cookieOf } = routes;
   return defineRoute(
     {
-      method: 'POST',
-      path: door.signOut,
-      tag: 'operations',
+      ...post(routes, door.signOut),
       summary: `Signs a browser out of ${door.page}: drops its cookie`,
       description: `Needs no credentials: it only tells the browser to drop \`${door.cookie}\`. To make cookies already issued fail everywhere, \`POST ${door.revoke}\`.`,
-      ...served,
       responses: { 303: { description: `Signed out: the cookie is cleared; go to \`${door.page}\`.` } },
     },
     {
@@ -86,19 +87,13 @@ function signOut(
   );
 }
 
-function revoke(
-  door: SignInDoor,
-  cookieOf: (parts: RouteParts) => BrowserCookie | undefined,
-  served: Served,
-) {
+function revoke(routes: DoorRoutes) {
+  const { door, cookieOf } = routes;
   return defineRoute(
     {
-      method: 'POST',
-      path: door.revoke,
-      tag: 'operations',
+      ...post(routes, door.revoke),
       summary: `Invalidates every \`${door.cookie}\` cookie issued so far`,
       description: `Bearer token only (a cookie does not open it): draws a new signing key, so every browser signed in to \`${door.page}\` must sign in again. On a daemon without a token there are no cookies and nothing changes.`,
-      ...served,
       responses: { 204: { description: 'Revoked.' } },
     },
     {
@@ -111,18 +106,20 @@ function revoke(
 }
 
 /** A door's `POST` sign-in, sign-out and revoke routes. */
-function signInRoutes(
-  door: SignInDoor,
-  cookieOf: (parts: RouteParts) => BrowserCookie | undefined,
-  served: Served,
-): readonly Route[] {
-  return [signIn(door, cookieOf, served), signOut(door, cookieOf, served), revoke(door, cookieOf, served)];
+function signInRoutes(routes: DoorRoutes): readonly Route[] {
+  return [signIn(routes), signOut(routes), revoke(routes)];
 }
 
 /** `POST /dashboard/sign-in`, `/dashboard/sign-out` and `/dashboard/revoke`. */
-export const DASHBOARD_SIGN_IN_ROUTES = signInRoutes(DASHBOARD_DOOR, (parts) => parts.dashboardCookie, {
-  metrics: true,
+export const DASHBOARD_SIGN_IN_ROUTES = signInRoutes({
+  door: DASHBOARD_DOOR,
+  cookieOf: (parts) => parts.dashboardCookie,
+  served: { metrics: true },
 });
 
 /** `POST /web/sign-in`, `/web/sign-out` and `/web/revoke`. */
-export const WEB_SIGN_IN_ROUTES = signInRoutes(WEB_DOOR, (parts) => parts.webCookie, { web: true });
+export const WEB_SIGN_IN_ROUTES = signInRoutes({
+  door: WEB_DOOR,
+  cookieOf: (parts) => parts.webCookie,
+  served: { web: true },
+});
