@@ -24,20 +24,39 @@ const client = new DaemonClient({
 /** A workspace's sessions, newest first, a page at a time. */
 function useSessions(workspace: string | undefined) {
   const [sessions, setSessions] = useState<SessionSummary[]>([]);
+  const [live, setLive] = useState<ReadonlySet<string>>(new Set());
   const [cursor, setCursor] = useState<string | undefined>(undefined);
   const load = useCallback(
     async (more: boolean): Promise<void> => {
       if (workspace === undefined) return;
-      const page = await client.listWorkspaceSessionsPage(workspace, {
-        pageSize: PAGE_SIZE,
-        ...(more && cursor !== undefined ? { cursor } : {}),
-      });
+      const [page, open] = await Promise.all([
+        client.listWorkspaceSessionsPage(workspace, {
+          pageSize: PAGE_SIZE,
+          ...(more && cursor !== undefined ? { cursor } : {}),
+        }),
+        liveSessions(),
+      ]);
       setSessions((known) => (more ? [...known, ...page.sessions] : page.sessions));
+      setLive(open);
       setCursor(page.nextCursor);
     },
     [workspace, cursor],
   );
-  return { sessions, more: cursor !== undefined, load };
+  return { sessions, live, more: cursor !== undefined, load };
+}
+
+/** The ids of the daemon's live sessions (`GET /daemon/sessions`; a listing's others are stored). */
+async function liveSessions(): Promise<ReadonlySet<string>> {
+  const response = await fetch('/daemon/sessions?size=1000');
+  await ok(response.clone());
+  const body = (await response.json()) as { sessions: SessionSummary[] };
+  return new Set(body.sessions.map((session) => session.sessionId));
+}
+
+/** Waits (2 s at most) until a session being closed has left the live ones: the close answers first. */
+async function closed(sessionId: string): Promise<void> {
+  for (let i = 0; i < 20 && (await liveSessions()).has(sessionId); i++)
+    await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 /** Opens a session in the page: resumes a live one, or loads a stored one (its history replays). */
@@ -82,7 +101,7 @@ export function App() {
   const [workspace, setWorkspace] = useState<string | undefined>(undefined);
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const report = (error: unknown): void => setProblem(error instanceof Error ? error.message : String(error));
-  const { sessions, more, load } = useSessions(workspace);
+  const { sessions, live: liveIds, more, load } = useSessions(workspace);
   const { live, open } = useOpenSession(report);
 
   useEffect(() => {
@@ -113,6 +132,7 @@ export function App() {
       <div class="layout">
         <SessionsPanel
           sessions={sessions}
+          live={liveIds}
           current={current}
           more={more}
           onMore={() => void load(true).catch(report)}
@@ -127,7 +147,12 @@ export function App() {
             })
           }
           onBranch={(id) => act(async () => open((await client.branchSession(id, {})).sessionId))}
-          onClose={(id) => act(async () => client.closeSession(id))}
+          onClose={(id) =>
+            act(async () => {
+              await client.closeSession(id);
+              await closed(id);
+            })
+          }
           onPurge={(id) =>
             act(async () => {
               if (current === id) await open(undefined);

@@ -6,6 +6,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 
 export interface SessionsPanelProps {
   sessions: SessionSummary[];
+  /** Which of them are live (the others are stored). */
+  live: ReadonlySet<string>;
   current: string | undefined;
   more: boolean;
   onMore(): void;
@@ -61,7 +63,7 @@ export function SessionsPanel(props: SessionsPanelProps) {
       </button>
       <ul>
         {props.sessions.map((session) => {
-          const live = typeof session.clientCount === 'number';
+          const live = props.live.has(session.sessionId);
           const name = session.displayName ?? session.sessionId.slice(0, 8);
           return (
             <li

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TEST_AGENT } from '../agents/acp-helpers.js';
+import { api } from '../helpers/http-client.js';
 import { startSluice, type SluiceProcess } from '../helpers/sluice-process.js';
 import { CuttingProxy } from './cutting-proxy.js';
 import {
@@ -21,12 +22,14 @@ import {
 // answer slow, hold a prompt, or ask for permission. Every wait is for something on the page.
 
 const TOKEN = 'web-client-e2e-token';
+const bearer = { authorization: `Bearer ${TOKEN}` };
 const WORDS = 50;
 const expected = Array.from({ length: WORDS }, (_, i) => `w${i}`).join(' ');
 
 let browser: Browser;
 let sluice: SluiceProcess;
 let context: BrowserContext;
+let workspace: string;
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -39,6 +42,7 @@ beforeAll(async () => {
     '0',
   ]);
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  workspace = (await api(sluice.url, 'GET', '/capabilities', { headers: bearer })).body.workspaceCwd;
 }, 20 * 60_000); // the first run installs chromium
 
 afterAll(async () => {
@@ -127,6 +131,44 @@ describe('issue 31: the web client in Chromium', { timeout: 90_000 }, () => {
     }
     await first.close();
     await second.close();
+  });
+
+  test('sessions: newest first, branch, close, and delete only after the confirmation', async () => {
+    const page = await signInPage(context, sluice.url, TOKEN);
+    const first = await newSession(page);
+    await send(page, 'say hello there');
+    await page.getByTestId('turn-end').waitFor();
+    const row = (id: string) => page.locator(`[data-testid=session-row][data-session-id="${id}"]`);
+    await row(first)
+      .getByRole('button', { name: /^Branch/ })
+      .click();
+    await expect.poll(() => new URL(page.url()).hash.slice(1)).not.toBe(first);
+    const branch = new URL(page.url()).hash.slice(1);
+    await expect
+      .poll(async () => (await page.getByTestId('session-row').first().getAttribute('data-session-id')) ?? '')
+      .toBe(branch);
+    const status = async (id: string) =>
+      (await api(sluice.url, 'GET', `/session/${id}/status`, { headers: bearer })).status;
+    await row(first)
+      .getByRole('button', { name: /^Close/ })
+      .click();
+    await expect.poll(() => status(first)).toBe(404);
+    await expect.poll(() => row(first).textContent()).toContain('stored');
+    await row(first)
+      .getByRole('button', { name: /^Delete/ })
+      .click();
+    await page.getByRole('button', { name: 'Keep it' }).click();
+    expect(await row(first).count()).toBe(1);
+    await row(first)
+      .getByRole('button', { name: /^Delete/ })
+      .click();
+    await page.getByTestId('purge-confirm').click();
+    await expect.poll(() => row(first).count()).toBe(0);
+    const listed = await api(sluice.url, 'GET', `/workspace/${encodeURIComponent(workspace)}/sessions`, {
+      headers: bearer,
+    });
+    expect(listed.body.sessions.map((s: { sessionId: string }) => s.sessionId)).not.toContain(first);
+    await page.close();
   });
 
   test('axe-core finds no serious or critical violation; screenshots at desktop and phone width', async () => {
