@@ -62,7 +62,7 @@ export default tseslint.config(
   {
     // Small files with one idea each, short functions. A table of handlers may opt out of the
     // function limit with an eslint-disable comment that says why.
-    files: ['packages/*/src/**/*.ts'],
+    files: ['packages/*/src/**/*.ts', 'packages/daemon/web/**/*.{ts,tsx}'],
     rules: {
       'max-lines': ['error', { max: 400 }],
       'max-lines-per-function': ['error', { max: 80 }],

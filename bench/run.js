@@ -14,6 +14,7 @@ import { benchModels } from './models.js';
 import { benchPgJournal } from './pgjournal.js';
 import { benchPgPurge } from './pgpurge.js';
 import { benchScheduler } from './scheduler.js';
+import { benchWeb } from './web.js';
 import { composeBenchmarks, measureSection } from './sections.js';
 
 /** Every producer of a BENCHMARKS.md section, in the file's order: the one list of them. */
@@ -69,6 +70,11 @@ export const PRODUCERS = [
     id: 'fleet',
     title: 'Model limits shared by a fleet (Redis)',
     run: async ({ quick }) => (await benchFleet({ quick })).markdown,
+  },
+  {
+    id: 'web',
+    title: 'The web client: first paint and frame time',
+    run: async ({ quick }) => (await benchWeb({ quick })).markdown,
   },
   {
     id: 'agents',

@@ -83,13 +83,15 @@ test("an editor's swap, lock or backup file next to the sources is not a source"
   expect(staleBundleReason(root, BUNDLE, SOURCES)).toBeUndefined();
 });
 
-test("the build's inputs are every package's src and the bundling script", () => {
+test("the build's inputs are every package's src, the web client and the bundling scripts", () => {
   for (const name of ['daemon', 'runtime']) mkdirSync(join(root, 'packages', name), { recursive: true });
   expect(buildInputs(root).sort()).toEqual(
     [
       join(root, 'packages/daemon/src'),
+      join(root, 'packages/daemon/web'),
       join(root, 'packages/runtime/src'),
       join(root, 'scripts/bundle-daemon.js'),
+      join(root, 'scripts/bundle-web.js'),
     ].sort(),
   );
 });

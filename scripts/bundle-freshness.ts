@@ -14,14 +14,17 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const BUNDLE_FILES = [
   'packages/daemon/dist/bundle/sluice.js',
   'packages/daemon/dist/bundle/sluice.cjs',
+  'packages/daemon/dist/web/app.js',
 ];
 
-/** What the build reads: every package's sources and the bundling script. */
+/** What the build reads: every package's sources, the web client's and the bundling scripts. */
 export function buildInputs(root: string): string[] {
   const packages = join(root, 'packages');
   return [
     ...readdirSync(packages).map((name) => join(packages, name, 'src')),
+    join(root, 'packages/daemon/web'),
     join(root, 'scripts/bundle-daemon.js'),
+    join(root, 'scripts/bundle-web.js'),
   ];
 }
 
@@ -32,7 +35,7 @@ interface Stamp {
 }
 
 /** Source files only: an editor's swap, lock or backup file next to them is not something the build reads. */
-const SOURCE_FILE = /^[^.#].*\.(?:[cm]?[jt]sx?|json)$/;
+const SOURCE_FILE = /^[^.#].*\.(?:[cm]?[jt]sx?|json|css)$/;
 
 /** The most recently modified source file under `paths` (directories are walked), if any. */
 function newestSource(paths: readonly string[]): Stamp | undefined {

@@ -121,6 +121,8 @@ export const ERROR_CATALOGUE = {
   // A client's requests of one tier spent for this window (`--rate-limit`, issue 28 item 7); the
   // refusal says when the window ends (its own Retry-After). The reference daemon's code.
   rate_limit_exceeded: later(429),
+  // The web client (issue 31): a cookie-authenticated change must come from this daemon's page.
+  cross_site_request: refused(403),
 } as const satisfies Record<string, WireForm>;
 
 /** A code of {@link ERROR_CATALOGUE}: one that travels on the wire. */

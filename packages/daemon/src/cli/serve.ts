@@ -272,6 +272,7 @@ function serverOptions(options: ServeOptions, token: string | undefined, logger:
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
     ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
     logger,
+    web: options.web !== false,
     ...(logger.enabled('debug') ? { requestLog: logger } : {}),
   };
 }

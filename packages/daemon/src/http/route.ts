@@ -33,6 +33,8 @@ export interface RouteParts {
   token: string | undefined;
   /** The dashboard's sign-in cookie: present when the daemon has a token and serves the dashboard. */
   dashboardCookie: BrowserCookie | undefined;
+  /** The web client's sign-in cookie: present when the daemon has a token and serves the web client. */
+  webCookie: BrowserCookie | undefined;
   /** ACP over HTTP: the daemon as ACP sees it, and its limits. */
   acp: { daemon: AcpDaemon; options: Partial<AcpHttpRegistryOptions> };
   /** The daemon's counters; present exactly when the {@link Route.metrics} routes are served. */
@@ -78,13 +80,15 @@ const FORM_BODY_LIMIT_BYTES = 4096;
 export interface Route extends RouteDoc {
   /** Served only by a daemon with its counters on (`--no-metrics` drops it). */
   metrics?: boolean;
+  /** Served only by a daemon that serves the web client (`--no-web` drops it). */
+  web?: boolean;
   /** Registers the route's handler on `app`. */
   mount(app: FastifyInstance, parts: RouteParts): void;
 }
 
 /** A {@link Route} from its description and its handler; the path and method come from the description. */
 export function defineRoute<Params = Record<string, string>, Query = Record<string, unknown>>(
-  doc: RouteDoc & { metrics?: boolean },
+  doc: RouteDoc & { metrics?: boolean; web?: boolean },
   serving: RouteServing<Params, Query>,
 ): Route {
   return {

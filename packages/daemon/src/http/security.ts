@@ -2,13 +2,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AGENT_SESSION_HEADER, isSessionCredential, type GatewayCaller } from '../gateway/index.js';
 import type { BrowserCookie } from './browser-cookie.js';
 import {
-  DASHBOARD_PATH,
-  dashboardAccess,
+  crossSiteError,
+  doorAccess,
   hasQueryToken,
-  isDashboardPath,
-  sendDashboardLogin,
+  sendSignInForm,
   tokenInUrlError,
-} from './dashboard-auth.js';
+  type SignInDoor,
+} from './browser-sign-in.js';
 import { tokensEqual } from './secrets.js';
 
 export { tokensEqual } from './secrets.js';
@@ -47,14 +47,16 @@ export interface SecurityOptions {
    */
   credentials?: GatewayCallerLookup;
   /**
-   * The dashboard is served: `?token=` on its routes is refused (400 `token_in_url`) and, with a
-   * token, its routes also accept the cookie its sign-in sets, and `GET /dashboard` without
-   * credentials answers the sign-in form (http/dashboard-auth.ts).
+   * The browser pages served (the dashboard, the web client): `?token=` on their pages is refused
+   * (400 `token_in_url`) and, with a token, the cookie a door's sign-in sets opens its routes
+   * (a change only with this daemon's own Origin), and its page without credentials answers the
+   * sign-in form (http/browser-sign-in.ts). `cookie` is present when the daemon has a token.
    */
-  dashboard?: boolean;
-  /** The dashboard's cookie, present when the daemon has a token and serves the dashboard. */
-  dashboardCookie?: BrowserCookie;
+  doors?: ReadonlyArray<{ door: SignInDoor; cookie: BrowserCookie | undefined }>;
 }
+
+/** Methods that change nothing: a cookie opens them without an Origin header. */
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
 /** Resolves a gateway credential (and, for a shared agent process, the session it names). */
 export interface GatewayCallerLookup {
@@ -139,6 +141,31 @@ class OwnAddresses {
 }
 
 /**
+ * What a browser's cookie makes of a request without a valid bearer token: `pass`, the door
+ * whose sign-in form to answer, the CSRF refusal of a change that names no Origin, or
+ * `undefined` (401).
+ */
+function browserAccess(
+  doors: NonNullable<SecurityOptions['doors']>,
+  request: FastifyRequest,
+  path: string,
+): 'pass' | SignInDoor | Error | undefined {
+  for (const { door, cookie } of doors) {
+    if (cookie === undefined) continue;
+    const access = doorAccess(door, request.method, path, request.headers.cookie, cookie);
+    if (access === 'pass') return 'pass';
+    if (access === 'sign-in') return door;
+    if (access !== 'cookie') continue;
+    // CSRF: a change made with a cookie must say where it comes from; the Origin gate let only
+    // this daemon's own origin (or an operator's --allow-origin) through.
+    return SAFE_METHODS.has(request.method) || request.headers.origin !== undefined
+      ? 'pass'
+      : crossSiteError();
+  }
+  return undefined;
+}
+
+/**
  * The security gates of PROTOCOL §2, in order: Host allowlist (loopback binds), Origin/CORS
  * (with preflight), bearer token. Runs as the first `onRequest` hook, before any body is read.
  * A callback hook, not an async one: it runs on every request, and a promise per request (and
@@ -147,6 +174,7 @@ class OwnAddresses {
  */
 export function securityGate(options: SecurityOptions) {
   const loopback = isLoopbackHost(options.hostname);
+  const doors = options.doors ?? [];
   const allowOrigins = new Set(
     options.allowOrigins.map((origin) => origin.replace(/\/+$/, '').toLowerCase()),
   );
@@ -178,9 +206,12 @@ export function securityGate(options: SecurityOptions) {
       void reply.code(204).send();
       return;
     }
-    // A token in a dashboard URL stays in history and logs: refused before it is compared.
-    if (options.dashboard === true && request.url.startsWith(DASHBOARD_PATH) && hasQueryToken(request.url))
-      return done(tokenInUrlError());
+    // A token in a page's URL stays in history and logs: refused before it is compared.
+    const query = request.url.indexOf('?');
+    if (query >= 0 && hasQueryToken(request.url)) {
+      const door = doors.find(({ door }) => door.owns(request.url.slice(0, query)))?.door;
+      if (door !== undefined) return done(tokenInUrlError(door));
+    }
     // 3. Bearer token; on the gateway, a live session credential too.
     const token = options.token;
     const credentials = options.credentials;
@@ -193,19 +224,17 @@ export function securityGate(options: SecurityOptions) {
         return done();
       return unauthorized(reply);
     }
-    const path = request.url.split('?', 1)[0];
+    const path = request.url.split('?', 1)[0]!;
     if (path === '/health' && loopback && !options.requireAuth) return done();
     const given = bearerToken(request.headers.authorization);
     if (given !== undefined && tokensEqual(given, token)) return done();
     if (given !== undefined && credentials !== undefined && isGatewayUrl(request.url)) {
       if (isSessionCredential(given) && liveCredential(request, given, credentials)) return done();
     }
-    const cookie = options.dashboardCookie;
-    if (cookie !== undefined && isDashboardPath(path!)) {
-      const access = dashboardAccess(request.method, path!, request.headers.cookie, cookie);
-      if (access === 'pass') return done();
-      if (access === 'sign-in') return sendDashboardLogin(reply);
-    }
+    const browser = browserAccess(doors, request, path);
+    if (browser === 'pass') return done();
+    if (browser instanceof Error) return done(browser);
+    if (browser !== undefined) return sendSignInForm(reply, browser);
     unauthorized(reply);
   };
 }

@@ -11,7 +11,7 @@ import { gatewayNotFound, isGatewayUrl, servedRoutes } from './routes/index.js';
 import type { RouteParts } from './route.js';
 import { securityGate } from './security.js';
 import { registerRateLimit, type RateLimitOptions } from './rate-limit.js';
-import { dashboardCookie } from './dashboard-auth.js';
+import { DASHBOARD_DOOR, WEB_DOOR, doorCookie } from './browser-sign-in.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS } from '../defaults.js';
 import { positiveInteger } from '../validate.js';
 
@@ -63,6 +63,8 @@ export interface ServerOptions {
    * (http/agent-gateway-listener.ts), once it listens; its Host is then the daemon's own.
    */
   agentGatewayPort?: () => number;
+  /** Serve the web client at `/` (docs/web.md); default true, `--no-web` turns it off. */
+  web?: boolean;
 }
 
 /**
@@ -75,11 +77,15 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
     throw new RangeError('token must not be empty; omit it to run without auth on loopback');
 
   const app = createFastify(options);
-  // A browser's sign-in to the dashboard, keyed by this token and a key drawn now.
-  const cookie =
-    options.token !== undefined && daemon.tap !== undefined
-      ? dashboardCookie(options.token, { secure: options.tls !== undefined, now: options.now })
+  // A browser's sign-in to the dashboard and to the web client, keyed by this token and a key drawn now.
+  const token = options.token;
+  const web = options.web ?? true;
+  const cookieOf = (served: boolean, door: typeof WEB_DOOR) =>
+    token !== undefined && served
+      ? doorCookie(door, token, { secure: options.tls !== undefined, now: options.now })
       : undefined;
+  const cookie = cookieOf(daemon.tap !== undefined, DASHBOARD_DOOR);
+  const webCookie = cookieOf(web, WEB_DOOR);
   if (options.requestLog !== undefined) app.addHook('onResponse', requestLogHook(options.requestLog));
 
   // The bound port, read once it is known: the Host gate asks on every request.
@@ -97,15 +103,17 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
       requireAuth: options.requireAuth ?? false,
       allowOrigins: options.allowOrigins ?? [],
       credentials: daemon.credentials,
-      dashboard: daemon.tap !== undefined,
-      ...(cookie === undefined ? {} : { dashboardCookie: cookie }),
+      doors: [
+        ...(daemon.tap === undefined ? [] : [{ door: DASHBOARD_DOOR, cookie }]),
+        ...(web ? [{ door: WEB_DOOR, cookie: webCookie }] : []),
+      ],
     }),
   );
   limitRates(app, daemon, options);
   registerJsonBody(app);
 
   const logger = options.logger;
-  const routes = servedRoutes(daemon.tap !== undefined);
+  const routes = servedRoutes(daemon.tap !== undefined, web);
   answerErrors(app, daemon, routes, logger);
 
   const parts: RouteParts = {
@@ -119,6 +127,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
     heartbeatMs,
     token: options.token,
     dashboardCookie: cookie,
+    webCookie,
     acp: { daemon, options: { ...acpLog(logger), ...options.acp } },
     observed:
       daemon.tap === undefined

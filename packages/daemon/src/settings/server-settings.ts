@@ -52,6 +52,13 @@ export const SERVER_SETTINGS = {
     kind: flag('negate'),
     help: 'serve neither GET /metrics nor the /dashboard, and keep no counters for them',
   },
+  web: {
+    flag: '--no-web',
+    topic: 'server',
+    scope: 'serve',
+    kind: flag('negate'),
+    help: 'do not serve the web client at / (docs/web.md)',
+  },
   sseHeartbeatMs: {
     flag: '--sse-heartbeat-ms <ms>',
     topic: 'server',

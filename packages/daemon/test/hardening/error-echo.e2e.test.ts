@@ -79,7 +79,7 @@ function fill(route: Route, name: string | undefined, value: string): string {
   );
 }
 
-const ROUTES = servedRoutes(true);
+const ROUTES = servedRoutes(true, true);
 const driven = new Set<string>();
 /** Every echo found, so one run names them all. */
 const echoes: string[] = [];

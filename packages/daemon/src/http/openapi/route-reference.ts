@@ -19,7 +19,7 @@ function cell(text: string): string {
   return text.replace(/\s+/g, ' ').replace(/\|/g, '\\|').trim();
 }
 
-function row(route: RouteDoc & { metrics?: boolean }): string {
+function row(route: RouteDoc & { metrics?: boolean; web?: boolean }): string {
   const tier = rateTierOf(route);
   const codes = new Set([...Object.keys(route.responses), ...(tier === undefined ? [] : ['429'])]);
   const statuses = [...codes]
@@ -29,6 +29,7 @@ function row(route: RouteDoc & { metrics?: boolean }): string {
   const notes = [
     ...(route.openOnLoopback === true ? ['open on loopback unless `--require-auth`'] : []),
     ...(route.metrics === true ? ['not with `--no-metrics`'] : []),
+    ...(route.web === true ? ['not with `--no-web`'] : []),
     tier === undefined ? 'no rate limit' : `rate tier \`${tier}\``,
   ];
   const summary = notes.length === 0 ? route.summary : `${route.summary} (${notes.join('; ')})`;
@@ -39,7 +40,9 @@ function row(route: RouteDoc & { metrics?: boolean }): string {
  * `docs/reference/http-api.md`: every route of the one route list, by topic, with its summary and
  * the statuses it answers. Generated (`npm run docs:http-api`); a test fails when it is stale.
  */
-export function renderRouteReference(routes: ReadonlyArray<RouteDoc & { metrics?: boolean }>): string {
+export function renderRouteReference(
+  routes: ReadonlyArray<RouteDoc & { metrics?: boolean; web?: boolean }>,
+): string {
   const lines = [
     '# HTTP API reference',
     '',

@@ -114,7 +114,7 @@ const stream = defineRoute(
 
 /**
  * `GET /dashboard` (the page) and `GET /dashboard/stream` (its snapshots, one a second, as SSE
- * `snapshot` events), behind the same gates as the API (http/dashboard-auth.ts for browsers,
- * routes/dashboard-sign-in.ts for their sign-in).
+ * `snapshot` events), behind the same gates as the API (http/browser-sign-in.ts for browsers,
+ * routes/sign-in.ts for their sign-in).
  */
 export const DASHBOARD_ROUTES: readonly Route[] = [page, stream];

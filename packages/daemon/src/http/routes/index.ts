@@ -2,7 +2,7 @@ import type { Route } from '../route.js';
 import { ACP_ROUTES } from './acp.js';
 import { BUDGET_ROUTES } from './budgets.js';
 import { DASHBOARD_ROUTES } from './dashboard.js';
-import { DASHBOARD_SIGN_IN_ROUTES } from './dashboard-sign-in.js';
+import { DASHBOARD_SIGN_IN_ROUTES, WEB_SIGN_IN_ROUTES } from './sign-in.js';
 import { DISCOVERY_ROUTES } from './discovery.js';
 import { EVENT_ROUTES } from './events.js';
 import { GATEWAY_ROUTES } from './gateway.js';
@@ -15,6 +15,7 @@ import { PROMPT_ROUTES } from './prompts.js';
 import { RUN_REPORT_ROUTE } from './run-reports.js';
 import { SESSION_CLIENT_ROUTES } from './session-clients.js';
 import { SESSION_ROUTES } from './sessions.js';
+import { WEB_ROUTES } from './web.js';
 
 /**
  * Every route of the daemon, in the order the API document and the route reference list them.
@@ -38,9 +39,14 @@ export const ROUTES: readonly Route[] = [
   METRICS_ROUTE,
   ...DASHBOARD_ROUTES,
   ...DASHBOARD_SIGN_IN_ROUTES,
+  ...WEB_ROUTES,
+  ...WEB_SIGN_IN_ROUTES,
 ];
 
-/** The routes a daemon serves: the metrics and the dashboard only with its counters on. */
-export function servedRoutes(metrics: boolean): readonly Route[] {
-  return metrics ? ROUTES : ROUTES.filter((route) => route.metrics !== true);
+/**
+ * The routes a daemon serves: the metrics and the dashboard only with its counters on, the web
+ * client only with `web`.
+ */
+export function servedRoutes(metrics: boolean, web: boolean): readonly Route[] {
+  return ROUTES.filter((route) => (metrics || route.metrics !== true) && (web || route.web !== true));
 }
