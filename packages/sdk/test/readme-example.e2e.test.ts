@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startSluice, type SluiceProcess } from '../../daemon/test/helpers/sluice-process.js';
 import { startCountingProxy, type CountingProxy } from './helpers/counting-proxy.js';
 
-// The README's "TypeScript SDK" example, run as written against a real daemon: once as it
+// The SDK example of docs/clients.md ("The TypeScript SDK"), run as written against a real daemon: once as it
 // goes, once with every prompt refused the way a full daemon refuses it (BP-8), so that its
 // DaemonPendingPromptLimitError branch runs too.
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -41,11 +41,12 @@ afterAll(async () => {
   await daemon?.stop();
 });
 
+/** The SDK's example in the docs (docs/clients.md, "The TypeScript SDK"; the README links it). */
 function readmeExample(): string {
-  const readme = readFileSync(join(HERE, '../../../README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## TypeScript SDK'));
+  const page = readFileSync(join(HERE, '../../../docs/clients.md'), 'utf8');
+  const section = page.slice(page.indexOf('## The TypeScript SDK'));
   const match = /```ts\n([\s\S]*?)```/.exec(section);
-  if (!match) throw new Error('README has no TypeScript SDK example');
+  if (!match) throw new Error('docs/clients.md has no TypeScript SDK example');
   return match[1]!;
 }
 

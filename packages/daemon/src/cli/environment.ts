@@ -23,8 +23,9 @@ export function environmentHelp(): string {
     '  Every flag --<name> is also read from SLUICE_<NAME> (upper snake case, e.g. SLUICE_MAX_SESSIONS),',
     '  shown as "env:" beside it; the command line wins over a --config file, which wins over them.',
     ...lines,
-    '  An external agent process (--agent) inherits the environment, with OPENAI_BASE_URL and',
-    "  OPENAI_API_KEY set to this daemon's gateway and a credential of its own, and",
+    "  An external agent process (--agent) inherits the environment but the daemon's secrets",
+    '  (its token, fleet URLs), with OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL set to this',
+    "  daemon's gateway, a credential of its own and the catalogue's default model, and",
     '  QWEN_CODE_NO_RELAUNCH=true unless set (qwen-code then runs as one process).',
   ].join('\n');
 }
