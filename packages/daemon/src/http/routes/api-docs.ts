@@ -5,10 +5,11 @@ import { defineRoute, type Route } from '../route.js';
 /** The page module: Swagger UI's files and the page, loaded by the first request. */
 const page = () => import('../api-docs-page.js');
 
-const text = (description: string, contentType: string) => ({
+const text = (description: string, contentType: string, example: string) => ({
   description,
   schema: z.string(),
   contentType,
+  example,
 });
 
 /** `reply` with the headers every part of the page is sent with. */
@@ -28,7 +29,9 @@ const docsPage = defineRoute(
     summary: 'This API as a browsable reference (Swagger UI)',
     description:
       'An HTML page that draws `GET /openapi.json` with Swagger UI. Every file it loads comes from this daemon (no CDN, no validator), so it works offline; behind the same gates as `/openapi.json`.',
-    responses: { 200: text('The page.', 'text/html') },
+    responses: {
+      200: text('The page.', 'text/html', '<!doctype html><html lang="en">…<div id="swagger-ui"></div>…'),
+    },
   },
   {
     handler: () => async (_request, reply) => {
@@ -46,7 +49,9 @@ const startScript = defineRoute(
     tag: 'discovery',
     summary: 'The script that starts Swagger UI on `/docs`',
     description: 'Points Swagger UI at `openapi.json` next to the page, with operation ids shown.',
-    responses: { 200: text('The script.', 'text/javascript') },
+    responses: {
+      200: text('The script.', 'text/javascript', "window.addEventListener('load', function () {…});"),
+    },
   },
   {
     handler: () => async (_request, reply) =>
@@ -64,7 +69,15 @@ function swaggerUiRoute(name: 'swagger-ui-bundle.js' | 'swagger-ui.css', what: s
       summary: `Swagger UI's ${what}, for \`/docs\``,
       description: `The \`${name}\` of the \`swagger-ui-dist\` package the daemon was built with, served from the daemon so \`/docs\` needs no network.`,
       rateLimit: 'exempt',
-      responses: { 200: text(`The ${what}.`, name.endsWith('.css') ? 'text/css' : 'text/javascript') },
+      responses: {
+        200: name.endsWith('.css')
+          ? text(`The ${what}.`, 'text/css', '.swagger-ui{…}')
+          : text(
+              `The ${what}.`,
+              'text/javascript',
+              '/*! For license information please see swagger-ui-bundle.js.LICENSE.txt */…',
+            ),
+      },
     },
     {
       handler: () => async (_request, reply) => {

@@ -34,6 +34,7 @@ const signIn = defineRoute(
       schema: z.object({ token: z.string() }),
       required: true,
       contentType: 'application/x-www-form-urlencoded',
+      example: { token: 'the daemon token' },
     },
     metrics: true,
     responses: {
@@ -70,6 +71,12 @@ const signOut = defineRoute(
     description:
       'Needs no credentials: it only tells the browser to drop `sluice_dashboard`. To make cookies already issued fail everywhere, `POST /dashboard/revoke`.',
     metrics: true,
+    body: {
+      schema: z.object({}),
+      required: false,
+      contentType: 'application/x-www-form-urlencoded',
+      example: {},
+    },
     responses: { 303: { description: 'Signed out: the cookie is cleared; go to `/dashboard`.' } },
   },
   {
@@ -90,7 +97,14 @@ const revoke = defineRoute(
     description:
       'Bearer token only (a cookie does not open it): draws a new signing key, so every browser signed in to the dashboard must sign in again. On a daemon without a token there are no cookies and nothing changes.',
     metrics: true,
-    responses: { 204: { description: 'Revoked.' } },
+    responses: {
+      204: { description: 'Revoked.' },
+      401: {
+        description: 'Without the bearer token (a cookie does not count).',
+        schema: ErrorBody,
+        example: { error: 'Unauthorized' },
+      },
+    },
   },
   {
     handler:
