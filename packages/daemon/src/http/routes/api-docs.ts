@@ -49,6 +49,7 @@ const startScript = defineRoute(
     tag: 'discovery',
     summary: 'The script that starts Swagger UI on `/docs`',
     description: 'Points Swagger UI at `openapi.json` next to the page, with operation ids shown.',
+    rateLimit: 'exempt',
     responses: {
       200: text('The script.', 'text/javascript', "window.addEventListener('load', function () {…});"),
     },
