@@ -6,6 +6,7 @@
 // caches on Node 20 (docs/decisions/009). better-sqlite3 stays external (a native addon); the
 // journal's writer thread is a separate entry file and is copied next to the bundle.
 import { chmodSync, copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -52,3 +53,9 @@ for (const file of ['launch.js', 'code-cache.js']) {
   );
 }
 chmodSync(resolve(outDir, 'sluice.js'), 0o755);
+// `/docs` serves Swagger UI's script and stylesheet from the daemon (http/api-docs-page.ts): the
+// files of the pinned swagger-ui-dist go next to the bundle, which the package ships.
+const swaggerUi = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+mkdirSync(resolve(outDir, 'api-docs'));
+for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE', 'NOTICE'])
+  copyFileSync(resolve(swaggerUi, file), resolve(outDir, 'api-docs', file));

@@ -103,8 +103,16 @@ const id = fc.oneof(
  */
 const ROUTES: Array<[string, string]> = servedRoutes(true, true).map((route) => [route.method, route.path]);
 
-/** Routes whose success is a fixed document, larger than any echo bound, whatever was sent. */
-const DOCUMENTS = new Set(['GET /openapi.json', 'GET /dashboard', 'GET /metrics']);
+/**
+ * Routes whose success is a fixed document, larger than any echo bound, whatever was sent: the
+ * API document, the dashboard, the metrics and `/docs` with the files it loads.
+ */
+const DOCUMENTS = new Set([
+  'GET /openapi.json',
+  'GET /dashboard',
+  'GET /metrics',
+  ...ROUTES.filter(([, path]) => path === '/docs' || path.startsWith('/docs/')).map(([m, p]) => `${m} ${p}`),
+]);
 
 const contentType = fc.constantFrom(
   'application/json',

@@ -131,3 +131,18 @@ export const reason: PromptResult['stopReason'] = 'end_turn';
   const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
   await expect(run(process.execPath, [tsc, '-p', '.'], { cwd: app, env })).resolves.toBeDefined();
 });
+
+test('the installed sluice serves /docs with the Swagger UI files it ships', async () => {
+  daemon ??= await startSluice([], env, 'sluice');
+  for (const [path, type] of [
+    ['/docs', 'text/html'],
+    ['/docs/start.js', 'text/javascript'],
+    ['/docs/swagger-ui-bundle.js', 'text/javascript'],
+    ['/docs/swagger-ui.css', 'text/css'],
+  ] as const) {
+    const answer = await fetch(`${daemon.url}${path}`);
+    expect(answer.status, path).toBe(200);
+    expect(answer.headers.get('content-type'), path).toContain(type);
+    expect((await answer.text()).length, path).toBeGreaterThan(100);
+  }
+});

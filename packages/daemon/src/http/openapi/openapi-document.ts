@@ -54,8 +54,9 @@ function headerParameters(route: RouteDoc): JsonSchema[] {
 
 function response(doc: ResponseDoc): JsonSchema {
   const content: Record<string, JsonSchema> = {};
+  const example = doc.example === undefined ? {} : { example: doc.example };
   if (doc.schema !== undefined)
-    content[doc.contentType ?? 'application/json'] = { schema: jsonSchema(doc.schema, 'output') };
+    content[doc.contentType ?? 'application/json'] = { schema: jsonSchema(doc.schema, 'output'), ...example };
   if (doc.stream !== undefined) content['text/event-stream'] = { schema: jsonSchema(doc.stream, 'output') };
   return Object.keys(content).length === 0
     ? { description: doc.description }
@@ -84,7 +85,7 @@ function operation(route: RouteDoc): JsonSchema {
     operationId: operationId(route),
     tags: [route.tag],
     summary: route.summary,
-    ...(route.description === undefined ? {} : { description: route.description }),
+    description: route.description,
     ...(params.length === 0 ? {} : { parameters: params }),
     ...(route.body === undefined
       ? {}
@@ -94,6 +95,7 @@ function operation(route: RouteDoc): JsonSchema {
             content: {
               [route.body.contentType ?? 'application/json']: {
                 schema: jsonSchema(route.body.schema, 'input'),
+                ...(route.body.example === undefined ? {} : { example: route.body.example }),
               },
             },
           },

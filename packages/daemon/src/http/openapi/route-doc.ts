@@ -1,5 +1,6 @@
 import type * as z from 'zod/mini';
 import { ErrorBody } from '../schemas/common-schemas.js';
+import { SESSION_NOT_FOUND_EXAMPLE } from './route-examples.js';
 
 /** HTTP methods of the daemon's routes. */
 export type RouteMethod = 'GET' | 'POST' | 'DELETE';
@@ -19,6 +20,8 @@ export interface ResponseDoc {
   contentType?: string;
   /** A `text/event-stream` the same status may answer with instead (a streamed completion). */
   stream?: z.ZodMiniType;
+  /** An answer of this status, as `schema` reads it (`/docs` shows it; a test parses it). */
+  example?: unknown;
 }
 
 /** A header an operation reads. */
@@ -37,13 +40,14 @@ export interface RouteDoc {
   /** fastify's path syntax (`/session/:id`). */
   path: string;
   summary: string;
-  /** Longer text: rules, error codes, where docs/protocol.md tells more. */
-  description?: string;
+  /** Longer text: what it is for, rules, error codes, where docs/protocol.md tells more. */
+  description: string;
   tag: 'discovery' | 'sessions' | 'prompts' | 'events' | 'permissions' | 'gateway' | 'acp' | 'operations';
   params?: z.ZodMiniObject;
   query?: z.ZodMiniObject;
   headers?: Record<string, HeaderDoc>;
-  body?: { schema: z.ZodMiniType; required: boolean; contentType?: string };
+  /** The body, with an example request `schema` accepts (`/docs` shows it; a test parses it). */
+  body?: { schema: z.ZodMiniType; required: boolean; contentType?: string; example?: unknown };
   responses: Record<number, ResponseDoc>;
   /** Needs no token on a loopback bind unless `--require-auth` (`/health`). */
   openOnLoopback?: boolean;
@@ -69,6 +73,7 @@ export function badInput(codes: readonly string[]): ResponseDoc {
 export const SESSION_NOT_FOUND: ResponseDoc = {
   description: '`session_not_found` or `session_closing`: no such live session.',
   schema: ErrorBody,
+  example: SESSION_NOT_FOUND_EXAMPLE,
 };
 
 /** `503` of a refusal under load, with `Retry-After`. */

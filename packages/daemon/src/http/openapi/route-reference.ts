@@ -52,7 +52,8 @@ export function renderRouteReference(
     '',
     `Every route the daemon serves (${routes.length}), from the same route list the server registers.`,
     '`GET /openapi.json` serves them as an OpenAPI 3.1 document with every parameter, body and answer',
-    'schema; error bodies are `{error, code?, ...details}` with a stable `code` (PROTOCOL §1).',
+    'schema, a description and an example of each (`GET /docs` shows it in a browser); error',
+    'bodies are `{error, code?, ...details}` with a stable `code` (PROTOCOL §1).',
     'With `--rate-limit`, each route counts in its rate tier per client and answers',
     '`429 rate_limit_exceeded` with `Retry-After` past its limit (docs/security.md).',
   ];

@@ -3,6 +3,7 @@ import type { AcpHttpHandlers } from '../../acp/index.js';
 import { defineRoute, type Route, type RouteParts } from '../route.js';
 import { AcpConnectionIdHeader, AcpSessionIdHeader, JsonRpcMessage } from '../schemas/acp-schemas.js';
 import { EventsQuery, LastEventIdHeader } from '../schemas/event-schemas.js';
+import { ErrorBody } from '../schemas/common-schemas.js';
 
 type AcpMethod = 'post' | 'get' | 'delete';
 type Loader = () => Promise<AcpHttpHandlers>;
@@ -59,9 +60,29 @@ export const ACP_ROUTES: readonly Route[] = [
         'Acp-Connection-Id': { schema: AcpConnectionIdHeader },
         'Acp-Session-Id': { schema: AcpSessionIdHeader },
       },
-      body: { schema: JsonRpcMessage, required: true },
+      body: {
+        schema: JsonRpcMessage,
+        required: true,
+        example: {
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: {
+            protocolVersion: 1,
+            clientCapabilities: { fs: { readTextFile: false, writeTextFile: false } },
+          },
+        },
+      },
       responses: {
-        200: { description: 'The response to `initialize`.', schema: JsonRpcMessage },
+        200: {
+          description: 'The response to `initialize`.',
+          schema: JsonRpcMessage,
+          example: {
+            jsonrpc: '2.0',
+            id: 0,
+            result: { protocolVersion: 1, agentCapabilities: { loadSession: true }, authMethods: [] },
+          },
+        },
         202: { description: 'Accepted; the response comes on the stream.' },
         400: { description: 'No `Acp-Connection-Id`, or a JSON-RPC error.', schema: JsonRpcMessage },
         404: { description: 'Unknown connection.', schema: JsonRpcMessage },
@@ -92,6 +113,14 @@ export const ACP_ROUTES: readonly Route[] = [
           description: 'The stream: `data: <JSON-RPC message>` frames.',
           schema: JsonRpcMessage,
           contentType: 'text/event-stream',
+          example: {
+            jsonrpc: '2.0',
+            method: 'session/update',
+            params: {
+              sessionId: '4018d156-0781-4736-b548-79cdaeacb093',
+              update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Hello' } },
+            },
+          },
         },
         400: { description: 'No `Acp-Connection-Id`.', schema: JsonRpcMessage },
         404: { description: 'Unknown connection or session.', schema: JsonRpcMessage },
@@ -107,8 +136,18 @@ export const ACP_ROUTES: readonly Route[] = [
       tag: 'acp',
       rateLimit: 'exempt',
       summary: 'Close an ACP connection',
+      description:
+        'Ends the connection named by `Acp-Connection-Id`: its streams end and its sessions lose this client. Sessions stay open for their other clients.',
       headers: { 'Acp-Connection-Id': { schema: AcpConnectionIdHeader, required: true } },
-      responses: { 202: { description: 'Closed.' }, 400: { description: 'No `Acp-Connection-Id`.' } },
+      responses: {
+        202: { description: 'Closed.' },
+        400: {
+          description: '`acp_connection_id_required`: no `Acp-Connection-Id`.',
+          schema: ErrorBody,
+          example: { error: 'Missing Acp-Connection-Id header', code: 'acp_connection_id_required' },
+        },
+        404: { description: '`acp_connection_not_found`.', schema: ErrorBody },
+      },
     },
     acpServing('delete'),
   ),

@@ -61,7 +61,7 @@ const page = defineRoute(
       'With a token, a browser without the cookie `sluice_dashboard` gets `401` and a form that POSTs the token to `/dashboard/sign-in` (an EventSource cannot send a bearer header). A token in the URL (`?token=`) is refused: `400 token_in_url`.',
     metrics: true,
     responses: {
-      200: text('The page.', 'text/html'),
+      200: { ...text('The page.', 'text/html'), example: '<!doctype html><html lang="en">…</html>' },
       400: badInput(['token_in_url']),
       401: text('A sign-in form, when a token is needed.', 'text/html'),
     },
@@ -90,7 +90,10 @@ const stream = defineRoute(
     metrics: true,
     rateLimit: 'exempt',
     responses: {
-      200: text('Server-sent events, one snapshot each.', 'text/event-stream'),
+      200: {
+        ...text('Server-sent events, one snapshot each.', 'text/event-stream'),
+        example: 'event: snapshot\ndata: {"at":1796313547000,"sessions":[],…}\n\n',
+      },
       400: badInput(['token_in_url']),
     },
   },

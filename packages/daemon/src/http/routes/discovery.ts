@@ -34,6 +34,35 @@ export const FEATURES = [
  */
 export const TRANSPORTS = ['rest', 'acp-http'] as const;
 
+/** The model limits of a default daemon, as `/capabilities` and `/runtime/snapshot` show them. */
+const LIMITS_EXAMPLE = {
+  maxConcurrency: 4,
+  maxQueued: 32,
+  maxInflight: 64,
+  maxRequestBytes: 8388608,
+  defaultTimeoutMs: 600000,
+};
+
+/** `/capabilities` of a default daemon with the echo provider. */
+const CAPABILITIES_EXAMPLE = {
+  v: 1,
+  protocolVersions: { current: 'v1', supported: ['v1'] },
+  mode: 'http-bridge',
+  features: [...FEATURES],
+  workspaceCwd: '/srv/project',
+  transports: [...TRANSPORTS],
+  policy: { permission: 'first-responder' },
+  limits: {
+    maxPendingPromptsPerSession: 5,
+    maxSessionsPerWorkspace: 32,
+    maxSessions: 128,
+    promptDeadlineMs: null,
+    model: LIMITS_EXAMPLE,
+  },
+  runtime: { provider: 'echo', model: 'echo-1' },
+  version: '0.1.0',
+};
+
 /** `GET /health`, `GET /capabilities`, `GET /runtime/snapshot` (PROTOCOL §3). */
 export const DISCOVERY_ROUTES: readonly Route[] = [
   defineRoute(
@@ -42,9 +71,11 @@ export const DISCOVERY_ROUTES: readonly Route[] = [
       path: '/health',
       tag: 'discovery',
       summary: 'Liveness',
+      description:
+        'Answers while the daemon serves, draining included; for probes and load balancers. Open on a loopback bind unless `--require-auth`, never rate limited.',
       openOnLoopback: true,
       rateLimit: 'exempt',
-      responses: { 200: { description: 'Serving.', schema: Health } },
+      responses: { 200: { description: 'Serving.', schema: Health, example: { status: 'ok' } } },
     },
     { handler: () => async () => ({ status: 'ok' }) },
   ),
@@ -54,7 +85,11 @@ export const DISCOVERY_ROUTES: readonly Route[] = [
       path: '/capabilities',
       tag: 'discovery',
       summary: 'What this daemon implements, its transports and limits',
-      responses: { 200: { description: 'The capabilities.', schema: Capabilities } },
+      description:
+        'The feature tags, transports (`rest`, `acp-http`), the served workspace, the admission limits, the model runtime and the version (PROTOCOL §3). Clients read it before they rely on a feature.',
+      responses: {
+        200: { description: 'The capabilities.', schema: Capabilities, example: CAPABILITIES_EXAMPLE },
+      },
     },
     { handler: (parts) => async () => capabilities(parts) },
   ),
@@ -64,7 +99,26 @@ export const DISCOVERY_ROUTES: readonly Route[] = [
       path: '/runtime/snapshot',
       tag: 'discovery',
       summary: "The model scheduler's state, live (the default model's; each model's under `models`)",
-      responses: { 200: { description: 'The snapshot.', schema: SchedulerSnapshot } },
+      description:
+        'Whether it accepts calls, how many are in flight, queued and waiting, in which phase, and its limits; with agent processes, their sessions and memory under `agents`.',
+      responses: {
+        200: {
+          description: 'The snapshot.',
+          schema: SchedulerSnapshot,
+          example: {
+            accepting: true,
+            inflight: 1,
+            queued: 0,
+            waiting: 0,
+            maxWaiting: 256,
+            preparing: 0,
+            executing: 1,
+            cleaning: 0,
+            limits: LIMITS_EXAMPLE,
+            jobs: [],
+          },
+        },
+      },
     },
     {
       // Beside the scheduler, the agent processes (sessions, RSS of each tree, the memory budget),

@@ -14,6 +14,7 @@ import {
 import { parseInput } from '../schemas/parse-input.js';
 import { streamSubscription } from '../sse-stream.js';
 import { CLIENT_ID } from './sessions.js';
+import { EXAMPLE } from '../openapi/route-examples.js';
 
 /** `GET /session/:id/events`: the session's SSE stream with replay (PROTOCOL §6). */
 export const EVENT_ROUTES: readonly Route[] = [
@@ -35,7 +36,23 @@ export const EVENT_ROUTES: readonly Route[] = [
         'X-Qwen-Event-Epoch': { schema: EventEpochHeader },
       },
       responses: {
-        200: { description: 'The stream.', schema: EventEnvelope, contentType: 'text/event-stream' },
+        200: {
+          description: 'The stream.',
+          schema: EventEnvelope,
+          contentType: 'text/event-stream',
+          example: {
+            id: 2,
+            v: 1,
+            type: 'session_update',
+            data: {
+              sessionUpdate: 'agent_message_chunk',
+              content: { type: 'text', text: 'src/index.ts starts the server.' },
+            },
+            promptId: EXAMPLE.promptId,
+            originatorClientId: EXAMPLE.clientId,
+            _meta: { serverTimestamp: 1796313547512 },
+          },
+        },
         400: badInput(['invalid_max_queued', 'invalid_last_event_id', 'invalid_client_id']),
         404: SESSION_NOT_FOUND,
         429: { description: '`subscriber_limit_exceeded`.', schema: ErrorBody },

@@ -40,7 +40,15 @@ const models = defineRoute(
     tag: 'gateway',
     rateLimit: 'exempt',
     summary: 'The model catalogue: each model and alias a chat request may name (OpenAI wire)',
-    responses: { 200: { description: 'The model list.', schema: ModelList } },
+    description:
+      'Every model and alias of `--model`/the config file, with the provider that serves it (`owned_by`); what OpenAI clients list before they pick a `model`. Never rate limited.',
+    responses: {
+      200: {
+        description: 'The model list.',
+        schema: ModelList,
+        example: { object: 'list', data: [{ id: 'echo-1', object: 'model', created: 0, owned_by: 'echo' }] },
+      },
+    },
   },
   {
     errorHandler,
@@ -105,11 +113,25 @@ const chatCompletions = defineRoute(
       'token or a live per-session credential (`sluice-sess-…`), which attributes the call to its ' +
       "session and may name (`X-Sluice-Budget`) only budgets its session's prompts were sent with. " +
       'Tools, tool calls, content parts and unknown fields pass through unchanged.',
-    body: { schema: ChatCompletionRequest, required: true },
+    body: {
+      schema: ChatCompletionRequest,
+      required: true,
+      example: { model: 'echo-1', messages: [{ role: 'user', content: 'Say hello.' }] },
+    },
     responses: {
       200: {
         description: 'The completion; with `"stream": true`, server-sent chunks instead.',
         schema: ChatCompletion,
+        example: {
+          id: 'chatcmpl-01a23ca1',
+          object: 'chat.completion',
+          created: 1796313547,
+          model: 'echo-1',
+          choices: [
+            { index: 0, message: { role: 'assistant', content: 'Say hello.' }, finish_reason: 'stop' },
+          ],
+          usage: { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 },
+        },
         stream: ChatCompletionChunks,
       },
       400: openAIErrorDoc('`invalid_chat_request`: the body is not a chat request.'),

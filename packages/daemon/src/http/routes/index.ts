@@ -1,5 +1,6 @@
 import type { Route } from '../route.js';
 import { ACP_ROUTES } from './acp.js';
+import { API_DOCS_ROUTES } from './api-docs.js';
 import { BUDGET_ROUTES } from './budgets.js';
 import { DASHBOARD_ROUTES } from './dashboard.js';
 import { DASHBOARD_SIGN_IN_ROUTES, WEB_SIGN_IN_ROUTES } from './sign-in.js';
@@ -26,6 +27,7 @@ import { WEB_ROUTES } from './web.js';
 export const ROUTES: readonly Route[] = [
   ...DISCOVERY_ROUTES,
   OPENAPI_ROUTE,
+  ...API_DOCS_ROUTES,
   ...SESSION_ROUTES,
   ...SESSION_CLIENT_ROUTES,
   ...PROMPT_ROUTES,

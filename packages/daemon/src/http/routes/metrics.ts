@@ -12,6 +12,8 @@ export const METRICS_ROUTE = defineRoute(
     path: '/metrics',
     tag: 'operations',
     summary: 'Prometheus metrics (text exposition format)',
+    description:
+      'Sessions, prompts, refusals by code, model calls and their phases, the journal and the process, for a Prometheus scrape; no prompt text in any label. Not served with `--no-metrics`; never rate limited.',
     metrics: true,
     rateLimit: 'exempt',
     responses: {
@@ -19,6 +21,8 @@ export const METRICS_ROUTE = defineRoute(
         description: 'The metrics; docs/reference/metrics.md lists them.',
         schema: z.string(),
         contentType: 'text/plain',
+        example:
+          '# HELP sluice_sessions_live Live sessions.\n# TYPE sluice_sessions_live gauge\nsluice_sessions_live 1\n',
       },
     },
   },

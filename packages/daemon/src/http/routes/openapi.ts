@@ -28,7 +28,18 @@ export const OPENAPI_ROUTE = defineRoute(
     summary: 'This API as an OpenAPI 3.1 document',
     description:
       'Generated from the schemas the routes validate with; built on the first request. `servers` names the address the request reached.',
-    responses: { 200: { description: 'An OpenAPI 3.1 document.', schema: OpenApiDocument } },
+    responses: {
+      200: {
+        description: 'An OpenAPI 3.1 document.',
+        schema: OpenApiDocument,
+        example: {
+          openapi: '3.1.0',
+          info: { title: 'Sluice', version: '0.1.0' },
+          servers: [{ url: 'http://127.0.0.1:4170' }],
+          paths: { '/health': { get: { operationId: 'get_health' } } },
+        },
+      },
+    },
   },
   {
     handler: ({ routes }) => {

@@ -5,6 +5,7 @@ import { defineRoute } from '../route.js';
 import { parseInput } from '../schemas/parse-input.js';
 import { OverviewQuery, SessionSummary, explainSessionListQuery } from '../schemas/session-schemas.js';
 import { withWireTimes } from '../wire-time.js';
+import { SESSION_SUMMARY_EXAMPLE } from '../openapi/route-examples.js';
 
 /** Sessions `GET /daemon/sessions` lists without `?size=`. */
 export const DEFAULT_OVERVIEW_SIZE = 100;
@@ -21,6 +22,8 @@ export const OVERVIEW_ROUTE = defineRoute(
     path: '/daemon/sessions',
     tag: 'operations',
     summary: 'The live sessions of every workspace, with the daemon’s totals',
+    description:
+      'What `sluice status` shows: the live sessions of every workspace, oldest first, at most `size` (default 100, at most 1000; `truncated` says when there are more), whether the daemon drains, and its totals. No stored sessions, no prompt text.',
     query: OverviewQuery,
     responses: {
       200: {
@@ -32,6 +35,13 @@ export const OVERVIEW_ROUTE = defineRoute(
           sessions: z.array(SessionSummary),
           truncated: z.boolean(),
         }),
+        example: {
+          draining: false,
+          sessionCount: 1,
+          pendingPromptTotal: 1,
+          sessions: [SESSION_SUMMARY_EXAMPLE],
+          truncated: false,
+        },
       },
       400: badInput(['invalid_size']),
     },

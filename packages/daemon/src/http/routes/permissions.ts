@@ -19,11 +19,22 @@ function vote(onSession: boolean): Route {
       path: onSession ? '/session/:id/permission/:requestId' : '/permission/:requestId',
       tag: 'permissions',
       summary: onSession ? "Vote on a session's permission request" : 'Vote on a permission request',
+      description: onSession
+        ? 'Answers the `permission_request` event of the session with one of its `options` (`selected` + `optionId`) or `cancelled`. The first vote decides; later ones get `404` once it is resolved.'
+        : 'As the session route, for a client that knows only the `requestId` (request ids are unique across sessions).',
       params: onSession ? z.object({ ...SessionIdParams.shape, ...VoteParams.shape }) : VoteParams,
       headers: CLIENT_ID,
-      body: { schema: VoteBody, required: true },
+      body: {
+        schema: VoteBody,
+        required: true,
+        example: { outcome: { outcome: 'selected', optionId: 'proceed_once' } },
+      },
       responses: {
-        200: { description: 'The vote counted (the first responder wins).', schema: EmptyObject },
+        200: {
+          description: 'The vote counted (the first responder wins).',
+          schema: EmptyObject,
+          example: {},
+        },
         400: badInput([
           'invalid_body',
           'invalid_permission_outcome',

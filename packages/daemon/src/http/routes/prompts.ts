@@ -22,6 +22,7 @@ import {
   readPromptBody,
 } from '../schemas/prompt-schemas.js';
 import { CLIENT_ID, NO_CONTENT } from './sessions.js';
+import { EXAMPLE } from '../openapi/route-examples.js';
 
 /**
  * The request's `Idempotency-Key` (issue 19 item 12) with a fingerprint of what it asks (the
@@ -102,9 +103,17 @@ const sendPrompt = defineRoute<SessionParams, unknown>(
       '`turn_complete` or `turn_error` on the event stream, carrying its `promptId`.',
     params: SessionIdParams,
     headers: { ...CLIENT_ID, 'Idempotency-Key': { schema: IdempotencyKeyHeader } },
-    body: { schema: PromptBody, required: true },
+    body: {
+      schema: PromptBody,
+      required: true,
+      example: { prompt: [{ type: 'text', text: 'Explain what src/index.ts does.' }] },
+    },
     responses: {
-      202: { description: 'Admitted.', schema: PromptAccepted },
+      202: {
+        description: 'Admitted.',
+        schema: PromptAccepted,
+        example: { promptId: EXAMPLE.promptId, lastEventId: 1, eventEpoch: EXAMPLE.eventEpoch },
+      },
       400: badInput([
         'invalid_body',
         'invalid_prompt',
@@ -126,10 +135,26 @@ const pendingPrompts = defineRoute<SessionParams>(
     path: '/session/:id/pending-prompts',
     tag: 'prompts',
     summary: 'The running and queued prompts of a session',
+    description:
+      'The running prompt first, then the queue in admission order, each with its text, when it was queued (epoch milliseconds) and the client that sent it.',
     params: SessionIdParams,
     headers: CLIENT_ID,
     responses: {
-      200: { description: 'Running first.', schema: PendingPrompts },
+      200: {
+        description: 'Running first.',
+        schema: PendingPrompts,
+        example: {
+          pendingPrompts: [
+            {
+              promptId: EXAMPLE.promptId,
+              text: 'Explain what src/index.ts does.',
+              queuedAt: 1796313547453,
+              state: 'running',
+              originatorClientId: EXAMPLE.clientId,
+            },
+          ],
+        },
+      },
       400: badInput(['invalid_client_id']),
       404: SESSION_NOT_FOUND,
     },
@@ -150,10 +175,16 @@ const removePendingPrompt = defineRoute<SessionParams & { promptId: string }>(
     path: '/session/:id/pending-prompts/:promptId',
     tag: 'prompts',
     summary: 'Remove a queued prompt, or abort the running one',
+    description:
+      'A queued prompt leaves the queue; the running one is aborted (its turn ends with `turn_error`). `removed: false` when the prompt had already ended. The caller must be a client of the session.',
     params: PromptParams,
     headers: CLIENT_ID,
     responses: {
-      200: { description: 'Whether a prompt was removed.', schema: PromptRemoved },
+      200: {
+        description: 'Whether a prompt was removed.',
+        schema: PromptRemoved,
+        example: { removed: true },
+      },
       400: badInput(['invalid_client_id']),
       404: SESSION_NOT_FOUND,
     },
@@ -175,6 +206,8 @@ const cancel = defineRoute<SessionParams>(
     path: '/session/:id/cancel',
     tag: 'prompts',
     summary: 'Cancel the running prompt (queued ones stay)',
+    description:
+      'Asks the agent to stop the running turn, which ends with its stop reason `cancelled`; the next queued prompt then starts. Nothing happens when no prompt runs.',
     params: SessionIdParams,
     headers: CLIENT_ID,
     responses: {

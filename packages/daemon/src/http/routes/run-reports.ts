@@ -4,6 +4,7 @@ import type { SessionBridge } from '../../sessions/index.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody } from '../schemas/common-schemas.js';
 import { PromptParams } from '../schemas/prompt-schemas.js';
+import { EXAMPLE } from '../openapi/route-examples.js';
 import { CodedError } from '@sluice/protocol';
 
 /** A prompt's run report: its model calls, their usage, cost and phase times, with totals. */
@@ -32,9 +33,37 @@ export const RUN_REPORT_ROUTE = defineRoute<{ id: string; promptId: string }>(
     path: '/session/:id/prompts/:promptId/report',
     tag: 'operations',
     summary: "A prompt's run report: calls, tokens, cost, time per phase",
+    description:
+      "The prompt's model calls with their usage and time in each phase (queued, preparing, executing), and totals with the cost in minor units. From the journal: it reads the same after a restart; no prompt or answer text.",
     params: PromptParams,
     responses: {
-      200: { description: 'The report, from the journal.', schema: RunReport },
+      200: {
+        description: 'The report, from the journal.',
+        schema: RunReport,
+        example: {
+          promptId: EXAMPLE.promptId,
+          sessionId: EXAMPLE.sessionId,
+          calls: [
+            {
+              callId: EXAMPLE.callId,
+              outcome: 'success',
+              usage: { inputTokens: 1, outputTokens: 2 },
+              durationMs: 148,
+              phases: { queuedMs: 0, preparingMs: 147, executingMs: 1 },
+            },
+          ],
+          totals: {
+            calls: 1,
+            inputTokens: 1,
+            outputTokens: 2,
+            costMinor: 0,
+            queuedMs: 0,
+            preparingMs: 147,
+            executingMs: 1,
+            wallMs: 148,
+          },
+        },
+      },
       404: { description: '`prompt_not_found`.', schema: ErrorBody },
     },
   },

@@ -15,6 +15,7 @@ import {
 } from '../schemas/session-schemas.js';
 import { withWireTimes } from '../wire-time.js';
 import { CLIENT_ID, NO_CONTENT } from './sessions.js';
+import { EXAMPLE, SESSION_SUMMARY_EXAMPLE } from '../openapi/route-examples.js';
 
 const status = defineRoute<SessionParams>(
   {
@@ -22,10 +23,12 @@ const status = defineRoute<SessionParams>(
     path: '/session/:id/status',
     tag: 'sessions',
     summary: "A live session's summary",
+    description:
+      'Its clients, whether a prompt runs, how many wait, and the permission requests still open (`pendingInteractions`), for a client that joins late or polls instead of streaming.',
     params: SessionIdParams,
     headers: CLIENT_ID,
     responses: {
-      200: { description: 'The summary.', schema: SessionSummary },
+      200: { description: 'The summary.', schema: SessionSummary, example: SESSION_SUMMARY_EXAMPLE },
       400: badInput(['invalid_client_id']),
       404: SESSION_NOT_FOUND,
     },
@@ -47,10 +50,16 @@ const workspaceSessions = defineRoute<{ cwd: string }>(
     path: '/workspace/:cwd/sessions',
     tag: 'sessions',
     summary: "A page of a workspace's stored and live sessions, newest first",
+    description:
+      "`:cwd` is the workspace path, URL-encoded (`%2Fsrv%2Fproject`), inside the served workspace. `size` sets the page size; pass the answer's `nextCursor` as `cursor` for the next page.",
     params: WorkspaceParams,
     query: SessionListQuery,
     responses: {
-      200: { description: 'One page; follow `nextCursor` for the next.', schema: SessionListPage },
+      200: {
+        description: 'One page; follow `nextCursor` for the next.',
+        schema: SessionListPage,
+        example: { sessions: [SESSION_SUMMARY_EXAMPLE] },
+      },
       400: badInput(['invalid_size', 'invalid_cursor', 'invalid_cwd', 'workspace_mismatch']),
     },
   },
@@ -81,6 +90,8 @@ const detach = defineRoute<SessionParams>(
     path: '/session/:id/detach',
     tag: 'sessions',
     summary: 'Leave a session (the client id header is required)',
+    description:
+      'The client stops counting as attached; the session lives on for its other clients and can be joined again. A session without clients is closed after its idle timeout.',
     params: SessionIdParams,
     headers: { 'X-Qwen-Client-Id': { schema: ClientIdHeader, required: true } },
     responses: { 204: NO_CONTENT, 400: badInput(['invalid_client_id']), 404: SESSION_NOT_FOUND },
@@ -107,10 +118,16 @@ const heartbeat = defineRoute<SessionParams>(
     tag: 'sessions',
     rateLimit: 'exempt',
     summary: 'Say the client is still there',
+    description:
+      'Keeps the client attached while it holds no event stream open; `lastSeenAt` is in epoch milliseconds. Never rate limited.',
     params: SessionIdParams,
     headers: CLIENT_ID,
     responses: {
-      200: { description: 'When the client was last seen.', schema: HeartbeatAnswer },
+      200: {
+        description: 'When the client was last seen.',
+        schema: HeartbeatAnswer,
+        example: { sessionId: EXAMPLE.sessionId, clientId: EXAMPLE.clientId, lastSeenAt: 1796313547400 },
+      },
       400: badInput(['invalid_client_id']),
       404: SESSION_NOT_FOUND,
     },

@@ -19,6 +19,7 @@ import {
   explainRestoreSession,
 } from '../schemas/session-schemas.js';
 import { withWireTimes } from '../wire-time.js';
+import { EXAMPLE, SESSION_HANDLE_EXAMPLE } from '../openapi/route-examples.js';
 
 /** The client id header most session routes read. */
 export const CLIENT_ID = { 'X-Qwen-Client-Id': { schema: ClientIdHeader } };
@@ -36,9 +37,9 @@ const createSession = defineRoute(
       'call, with a new `clientId`); `thread` always creates. An external agent that cannot start ' +
       'answers `502 agent_unavailable`.',
     headers: CLIENT_ID,
-    body: { schema: CreateSessionBody, required: false },
+    body: { schema: CreateSessionBody, required: false, example: { sessionScope: 'thread' } },
     responses: {
-      200: { description: 'The session.', schema: SessionHandle },
+      200: { description: 'The session.', schema: SessionHandle, example: SESSION_HANDLE_EXAMPLE },
       400: badInput([
         'invalid_body',
         'invalid_session_scope',
@@ -87,11 +88,24 @@ function restoreSession(mode: 'load' | 'resume'): Route {
       mode === 'load'
         ? 'Load a stored session, replaying its history on the event stream'
         : 'Resume a stored or live session with a fresh client id',
+    description:
+      mode === 'load'
+        ? "Opens a stored session again (after a restart or a close) and replays its history as events from `lastEventId` on; `X-Qwen-Client-Id` keeps the caller's client id. `cwd`, when given, must be inside the served workspace."
+        : 'Opens a stored session again, or joins a live one, without replaying its history: the caller gets a fresh client id and reads new events from `lastEventId`.',
     params: SessionIdParams,
     headers: CLIENT_ID,
-    body: { schema: RestoreSessionBody, required: false },
+    body: { schema: RestoreSessionBody, required: false, example: { cwd: EXAMPLE.workspaceCwd } },
     responses: {
-      200: { description: 'The session and where its event stream stands.', schema: RestoredSession },
+      200: {
+        description: 'The session and where its event stream stands.',
+        schema: RestoredSession,
+        example: {
+          ...SESSION_HANDLE_EXAMPLE,
+          attached: true,
+          lastEventId: 0,
+          eventEpoch: EXAMPLE.eventEpoch,
+        },
+      },
       400: badInput(['invalid_body', 'invalid_cwd', 'workspace_mismatch', 'invalid_client_id']),
       404: SESSION_NOT_FOUND,
       503: overloaded(['session_limit_exceeded', 'daemon_draining']),
@@ -159,11 +173,24 @@ const branchSession = defineRoute<SessionParams>(
     path: '/session/:id/branch',
     tag: 'sessions',
     summary: 'Branch a session: a new session with a copy of the conversation',
+    description:
+      'The branch starts with the conversation so far and goes its own way; the original is untouched. Refused with `409 branch_while_prompt_active` while a prompt runs. The caller must be a client of the session.',
     params: SessionIdParams,
     headers: CLIENT_ID,
-    body: { schema: BranchBody, required: false },
+    body: { schema: BranchBody, required: false, example: { name: 'try the other fix' } },
     responses: {
-      201: { description: 'The new session.', schema: BranchedSession },
+      201: {
+        description: 'The new session.',
+        schema: BranchedSession,
+        example: {
+          ...SESSION_HANDLE_EXAMPLE,
+          sessionId: EXAMPLE.branchId,
+          lastEventId: 0,
+          eventEpoch: EXAMPLE.eventEpoch,
+          displayName: 'try the other fix',
+          forkedFrom: { sessionId: EXAMPLE.sessionId },
+        },
+      },
       400: badInput(['invalid_body', 'invalid_branch_name', 'invalid_client_id']),
       404: SESSION_NOT_FOUND,
       409: { description: '`branch_while_prompt_active`.', schema: ErrorBody },

@@ -45,6 +45,7 @@ function signIn(routes: DoorRoutes) {
         schema: z.object({ token: z.string() }),
         required: true,
         contentType: 'application/x-www-form-urlencoded',
+        example: { token: 'the daemon token' },
       },
       responses: {
         303: { description: `Signed in: the cookie is set; go to \`${door.page}\`.` },
@@ -78,6 +79,12 @@ function signOut(routes: DoorRoutes) {
       ...post(routes, door.signOut),
       summary: `Signs a browser out of ${door.page}: drops its cookie`,
       description: `Needs no credentials: it only tells the browser to drop \`${door.cookie}\`. To make cookies already issued fail everywhere, \`POST ${door.revoke}\`.`,
+      body: {
+        schema: z.object({}),
+        required: false,
+        contentType: 'application/x-www-form-urlencoded',
+        example: {},
+      },
       responses: { 303: { description: `Signed out: the cookie is cleared; go to \`${door.page}\`.` } },
     },
     {
@@ -94,7 +101,14 @@ function revoke(routes: DoorRoutes) {
       ...post(routes, door.revoke),
       summary: `Invalidates every \`${door.cookie}\` cookie issued so far`,
       description: `Bearer token only (a cookie does not open it): draws a new signing key, so every browser signed in to \`${door.page}\` must sign in again. On a daemon without a token there are no cookies and nothing changes.`,
-      responses: { 204: { description: 'Revoked.' } },
+      responses: {
+        204: { description: 'Revoked.' },
+        401: {
+          description: 'Without the bearer token (a cookie does not count).',
+          schema: ErrorBody,
+          example: { error: 'Unauthorized' },
+        },
+      },
     },
     {
       handler: (parts) => (_request, reply) => {

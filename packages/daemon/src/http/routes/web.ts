@@ -43,7 +43,7 @@ const page = defineRoute(
     description: `With a token, a browser without the cookie \`${WEB_DOOR.cookie}\` gets \`401\` and a form that POSTs the token to \`${WEB_DOOR.signIn}\`; the cookie then opens the API to the page (a change only with this daemon's Origin). \`?token=\` is refused: \`400 token_in_url\`.`,
     web: true,
     responses: {
-      200: text('The page.', 'text/html'),
+      200: { ...text('The page.', 'text/html'), example: '<!doctype html><html lang="en">…</html>' },
       401: text('A sign-in form, when a token is needed.', 'text/html'),
     },
   },
@@ -65,10 +65,12 @@ const asset = defineRoute<{ file: string }>(
     path: `${WEB_ASSETS_PATH}/:file`,
     tag: 'operations',
     summary: "One of the web client's files (script, styles)",
+    description:
+      'The files the page loads, built into the daemon package by `npm run build` (no CDN); `404` for any other name.',
     params: z.object({ file: z.string() }),
     web: true,
     responses: {
-      200: text('The file.', 'text/javascript'),
+      200: { ...text('The file.', 'text/javascript'), example: '(()=>{…})();' },
       404: { description: 'No such file of the web client.', schema: ErrorBody },
     },
   },
