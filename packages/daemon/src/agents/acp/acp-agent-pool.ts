@@ -21,7 +21,7 @@ import { integerInRange, positiveInteger } from '../../validate.js';
 import type { AgentLog, AgentProcess } from './agent-process.js';
 import { answerAgentRequest, relayNotification } from './agent-requests.js';
 import { checkAgentCommands, type AgentCommand } from './command-line.js';
-import type { AgentError } from './errors.js';
+import { ModelNotSwitchableError, type AgentError } from './errors.js';
 import { describePool, type AgentPoolReport } from './pool-report.js';
 import { effectiveMemoryLimitBytes } from './process-memory.js';
 import { ProcessPool, type GatewayCredentials } from './process-pool.js';
@@ -87,6 +87,8 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
  */
 export class AcpAgentPool implements Agent {
   readonly agents: readonly AgentCommand[];
+  /** The model every process calls (`OPENAI_MODEL`); a session may name no other. */
+  private readonly gatewayModel: string | undefined;
   private readonly links = new Map<string, SessionLink>();
   private readonly byProcess = new Map<AgentProcess, Map<string, SessionLink>>();
   private readonly pool: ProcessPool;
@@ -103,6 +105,7 @@ export class AcpAgentPool implements Agent {
   constructor(options: AcpAgentPoolOptions) {
     checkAgentCommands(options.agents);
     this.agents = options.agents.map((agent) => ({ name: agent.name, command: [...agent.command] }));
+    this.gatewayModel = options.gatewayModel;
     const livenessTimeoutMs = integerInRange(
       'livenessTimeoutMs',
       options.livenessTimeoutMs ?? DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
@@ -207,6 +210,7 @@ export class AcpAgentPool implements Agent {
 
   /** Opens the session in an agent process now, so that an agent that cannot run it refuses the create. */
   async openSession(start: AgentSessionStart): Promise<void> {
+    this.assertModel(start.model);
     const agent =
       start.agent === undefined ? this.agents[0]! : this.agents.find((a) => a.name === start.agent);
     if (agent === undefined)
@@ -224,12 +228,19 @@ export class AcpAgentPool implements Agent {
   }
 
   async runTurn(turn: AgentTurn): Promise<TurnResult> {
+    this.assertModel(turn.model);
     // A session restored from the store or branched was never opened here: the default agent,
     // with its history replayed into the first prompt.
     const link = this.links.get(turn.sessionId) ?? this.adopt(turn);
     await this.opener.ensureOpen(link, turn.signal);
     if (turn.signal.aborted) return { stopReason: 'cancelled' };
     return this.turns.run(link, turn);
+  }
+
+  /** Refuses a session model the processes do not call (`model_not_switchable`). */
+  private assertModel(model: string | undefined): void {
+    if (model !== undefined && this.gatewayModel !== undefined && model !== this.gatewayModel)
+      throw new ModelNotSwitchableError(model, this.gatewayModel);
   }
 
   sessionClosed(sessionId: string): void {

@@ -1,4 +1,4 @@
-import { CataloguedError, type CodesOf } from '@sluice/protocol';
+import { CataloguedError, describeValue, type CodesOf } from '@sluice/protocol';
 
 /** Stable codes of an external agent's failures; their wire forms are in @sluice/protocol's catalogue. */
 export type AgentErrorCode = CodesOf<
@@ -125,5 +125,27 @@ export class AgentTurnFailedError extends AgentError {
     readonly rpcCode: number,
   ) {
     super(`agent "${agent}" failed the prompt: ${agentMessageExcerpt(agentMessage)}`);
+  }
+}
+
+/**
+ * A session asked an external agent for a model other than the one its processes are started with
+ * (`OPENAI_MODEL`, the catalogue's default): processes are shared per agent and workspace
+ * (decision 030) and ACP offers the agent no stable per-session model switch.
+ */
+export class ModelNotSwitchableError extends CataloguedError<'model_not_switchable'> {
+  readonly code = 'model_not_switchable';
+  constructor(
+    readonly model: string,
+    readonly agentModel: string,
+  ) {
+    super(
+      `model ${describeValue(model, 64)} cannot be given to an external agent: its processes all call ` +
+        `${JSON.stringify(agentModel)}, the catalogue's default; omit model, or name that one`,
+    );
+  }
+
+  override wireDetails(): Record<string, unknown> {
+    return { model: this.model, agentModel: this.agentModel };
   }
 }
