@@ -68,7 +68,7 @@ async function promptAndSettle(url: string, sessionId: string, text: string): Pr
 
 const upstreamModels = (server: FakeOpenAIServer) => server.requests.map((request) => request.body['model']);
 
-test("a session created with a model (by alias) has the chat agent call that model's upstream", async () => {
+test("a session created with a model (by alias) calls that model's upstream, and so does its branch", async () => {
   sluice = await start();
   const created = await api(sluice.url, 'POST', '/session', {
     body: { sessionScope: 'thread', model: 'second' },
@@ -80,6 +80,13 @@ test("a session created with a model (by alias) has the chat agent call that mod
   expect(upstreamModels(main)).toEqual([]);
   const status = await api(sluice.url, 'GET', `/session/${sessionId}/status`);
   expect(status.body.model).toBe('other');
+  const branch = await api(sluice.url, 'POST', `/session/${sessionId}/branch`, { body: {} });
+  expect(branch.status).toBe(201);
+  const branchId = branch.body.sessionId as string;
+  expect((await api(sluice.url, 'GET', `/session/${branchId}/status`)).body.model).toBe('other');
+  await promptAndSettle(sluice.url, branchId, 'in the branch');
+  expect(upstreamModels(other)).toEqual(['up-other', 'up-other']);
+  expect(upstreamModels(main)).toEqual([]);
 });
 
 test("a session naming no model runs on the catalogue's default and says so", async () => {
