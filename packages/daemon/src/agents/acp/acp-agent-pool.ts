@@ -21,7 +21,7 @@ import { integerInRange, positiveInteger } from '../../validate.js';
 import type { AgentLog, AgentProcess } from './agent-process.js';
 import { answerAgentRequest, relayNotification } from './agent-requests.js';
 import { checkAgentCommands, type AgentCommand } from './command-line.js';
-import { ModelNotSwitchableError, type AgentError } from './errors.js';
+import type { AgentError } from './errors.js';
 import { describePool, type AgentPoolReport } from './pool-report.js';
 import { effectiveMemoryLimitBytes } from './process-memory.js';
 import { ProcessPool, type GatewayCredentials } from './process-pool.js';
@@ -210,7 +210,6 @@ export class AcpAgentPool implements Agent {
 
   /** Opens the session in an agent process now, so that an agent that cannot run it refuses the create. */
   async openSession(start: AgentSessionStart): Promise<void> {
-    this.assertModel(start.model);
     const agent =
       start.agent === undefined ? this.agents[0]! : this.agents.find((a) => a.name === start.agent);
     if (agent === undefined)
@@ -219,6 +218,7 @@ export class AcpAgentPool implements Agent {
         this.agents.map((a) => a.name),
       );
     const link = this.newLink(start.sessionId, agent, start.cwd, start.workspaceCwd);
+    link.model = this.switchTo(start.model);
     try {
       await this.opener.openAtCreate(link);
     } catch (error) {
@@ -228,7 +228,6 @@ export class AcpAgentPool implements Agent {
   }
 
   async runTurn(turn: AgentTurn): Promise<TurnResult> {
-    this.assertModel(turn.model);
     // A session restored from the store or branched was never opened here: the default agent,
     // with its history replayed into the first prompt.
     const link = this.links.get(turn.sessionId) ?? this.adopt(turn);
@@ -237,10 +236,12 @@ export class AcpAgentPool implements Agent {
     return this.turns.run(link, turn);
   }
 
-  /** Refuses a session model the processes do not call (`model_not_switchable`). */
-  private assertModel(model: string | undefined): void {
-    if (model !== undefined && this.gatewayModel !== undefined && model !== this.gatewayModel)
-      throw new ModelNotSwitchableError(model, this.gatewayModel);
+  /**
+   * The model a session must switch to: its own, unless its processes already call that one.
+   * A pool given no gateway model does not choose its agents' model: none then.
+   */
+  private switchTo(model: string | undefined): string | undefined {
+    return this.gatewayModel === undefined || model === this.gatewayModel ? undefined : model;
   }
 
   sessionClosed(sessionId: string): void {
@@ -278,6 +279,7 @@ export class AcpAgentPool implements Agent {
       replayPending: false,
       loading: false,
       turn: undefined,
+      model: undefined,
       credential: undefined,
     };
     if (this.perSessionCredentials) link.credential = this.credentials!.issue(sessionId);
@@ -287,6 +289,7 @@ export class AcpAgentPool implements Agent {
 
   private adopt(turn: AgentTurn): SessionLink {
     const link = this.newLink(turn.sessionId, this.agents[0]!, turn.cwd, turn.workspaceCwd);
+    link.model = this.switchTo(turn.model);
     link.replayPending = turn.conversation.length > 0;
     return link;
   }

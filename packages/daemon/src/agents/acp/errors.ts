@@ -129,23 +129,25 @@ export class AgentTurnFailedError extends AgentError {
 }
 
 /**
- * A session asked an external agent for a model other than the one its processes are started with
- * (`OPENAI_MODEL`, the catalogue's default): processes are shared per agent and workspace
- * (decision 030) and ACP offers the agent no stable per-session model switch.
+ * A session picked a model other than the one its agent's processes call (`OPENAI_MODEL`, the
+ * catalogue's default), and the agent offers no per-session switch: its `session/new` answer
+ * lists no `models` for ACP's `session/set_model`. Processes are shared per agent and workspace
+ * (decision 030), so the process's model cannot change for one session.
  */
 export class ModelNotSwitchableError extends CataloguedError<'model_not_switchable'> {
   readonly code = 'model_not_switchable';
   constructor(
     readonly model: string,
-    readonly agentModel: string,
+    readonly agent: string,
   ) {
     super(
-      `model ${describeValue(model, 64)} cannot be given to an external agent: its processes all call ` +
-        `${JSON.stringify(agentModel)}, the catalogue's default; omit model, or name that one`,
+      `model ${describeValue(model, 64)} cannot be given to agent ${JSON.stringify(agent)}: it offers no ` +
+        `per-session model switch (ACP session/set_model), and its processes call the catalogue's default; ` +
+        `omit model, or name the default`,
     );
   }
 
   override wireDetails(): Record<string, unknown> {
-    return { model: this.model, agentModel: this.agentModel };
+    return { model: this.model, agent: this.agent };
   }
 }
