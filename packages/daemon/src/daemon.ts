@@ -11,7 +11,7 @@ import {
   type PruneBatch,
   type SchedulerObserver,
 } from '@sluice/runtime';
-import { AcpAgentPool, ChatAgent, type AgentLog } from './agents/index.js';
+import { AcpAgentPool, ChatAgent, type AgentLog, type ChatAgentOptions } from './agents/index.js';
 import { ModelTableError, buildCatalogue, createProviders, modelSpecs } from './models/index.js';
 import { SECRET_VARIABLES } from './settings/index.js';
 import { DurableBudgets, MemoryBudgetStore, type BudgetStore } from './budgets/index.js';
@@ -224,12 +224,10 @@ export function createDaemon(config: DaemonConfig = {}, parts: DaemonParts = {})
   const agentPool =
     parts.agent === undefined ? buildAgentPool(resolved, parts, credentials, models) : undefined;
   const agent = withPermissions(
-    parts.agent ??
-      agentPool ??
-      new ChatAgent({ runtime, model: resolved.model, contextMaxBytes: resolved.contextMaxBytes, budgets }),
+    parts.agent ?? agentPool ?? new ChatAgent({ runtime, models, budgets, ...chatAgentConfig(resolved) }),
     permissions,
   );
-  const bridge: SessionBridge = buildBridge(resolved, agent, storage.store, parts);
+  const bridge: SessionBridge = buildBridge(resolved, agent, storage.store, parts, models);
 
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
@@ -351,15 +349,24 @@ function schedulerObservers(
 }
 
 /** The sessions layer over `agent`, with the configured limits (and the metrics' tap). */
+/** The built-in chat agent's settings from the configuration. */
+function chatAgentConfig(
+  resolved: ResolvedDaemonConfig,
+): Pick<ChatAgentOptions, 'model' | 'contextMaxBytes'> {
+  return { model: resolved.model, contextMaxBytes: resolved.contextMaxBytes };
+}
+
 function buildBridge(
   resolved: ResolvedDaemonConfig,
   agent: Agent,
   store: SessionStore | undefined,
   parts: DaemonParts,
+  models: ModelCatalogue,
 ): SessionBridge {
   return new SessionBridge({
     agent,
     store,
+    models: { resolve: (name) => models.get(name).name },
     workspaces: [resolved.workspace],
     eventRingSize: resolved.eventRingSize,
     ...(resolved.eventRingBytes === undefined ? {} : { eventRingBytes: resolved.eventRingBytes }),

@@ -51,6 +51,10 @@ export const ERROR_CATALOGUE = {
   bridge_shutting_down: closed(503, 5),
   daemon_shutting_down: later(503, 5),
   unknown_agent: refused(400),
+  // `POST /session {"model"}` (issue 29 item 4): not a string; or an external agent that has no
+  // per-session model switch asked for a model other than the one its process was started with.
+  invalid_model: refused(400),
+  model_not_switchable: refused(400),
   // A session's event stream (PROTOCOL §6).
   invalid_max_queued: refused(400),
   invalid_last_event_id: refused(400),

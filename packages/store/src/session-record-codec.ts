@@ -14,6 +14,8 @@ export interface SessionRow {
   updated_at: string | number;
   display_name: string | null;
   forked_from_session_id: string | null;
+  /** The session's catalogue model; `null` for the default (and for sessions stored before it). */
+  model: string | null;
   /** The session's stored messages are those of `seq` in `[first_seq, next_seq)`. */
   first_seq: string | number;
   next_seq: string | number;
@@ -21,7 +23,7 @@ export interface SessionRow {
 
 /** The columns of a {@link SessionRow}, in its order. */
 export const SESSION_COLUMNS =
-  'session_id, workspace_cwd, cwd, scope, created_at, updated_at, display_name, forked_from_session_id, first_seq, next_seq';
+  'session_id, workspace_cwd, cwd, scope, created_at, updated_at, display_name, forked_from_session_id, model, first_seq, next_seq';
 
 /** A row of `sluice_session_messages` as a store reads it. */
 export interface MessageRow {
@@ -45,6 +47,7 @@ export function toMetadata(row: SessionRow): Omit<SessionRecord, 'conversation'>
   };
   if (row.display_name !== null) metadata.displayName = row.display_name;
   if (row.forked_from_session_id !== null) metadata.forkedFrom = { sessionId: row.forked_from_session_id };
+  if (row.model !== null) metadata.model = row.model;
   return metadata;
 }
 
@@ -97,6 +100,10 @@ export function checkRecord(record: SessionRecord): void {
   }
   if (record.displayName !== undefined && typeof record.displayName !== 'string')
     throw new TypeError(`session record displayName must be a string, got ${String(record.displayName)}`);
+  if (record.model !== undefined && (typeof record.model !== 'string' || record.model === ''))
+    throw new TypeError(
+      `session record model must be a non-empty string, got ${JSON.stringify(record.model)}`,
+    );
   if (
     record.forkedFrom !== undefined &&
     (typeof record.forkedFrom !== 'object' ||

@@ -21,6 +21,8 @@ export interface SessionRecord {
   updatedAt: number;
   displayName?: string;
   forkedFrom?: { sessionId: string };
+  /** The catalogue model the session's agent calls (issue 29 item 4); absent: the default. */
+  model?: string;
   conversation: ConversationMessage[];
 }
 

@@ -1,6 +1,7 @@
 import { setImmediate as turnOfTheLoop } from 'node:timers/promises';
 import {
   type ChatMessage,
+  type ModelCatalogue,
   type ModelRuntime,
   type TaskBudget,
   type TaskBudgetLimits,
@@ -21,6 +22,11 @@ import { explainProviderFailure } from './provider-failure.js';
 export interface ChatAgentOptions {
   /** The one model runtime every turn of every session goes through. */
   runtime: ModelRuntime;
+  /**
+   * The daemon's catalogue: a turn of a session that picked a model (`AgentTurn.model`) calls
+   * that model (with its fallbacks). Turns naming no model go to `runtime`.
+   */
+  models?: ModelCatalogue;
   /** Sent as the first message of every turn when set. */
   systemPrompt?: string;
   /** Limits of each session's task budget; unlimited when absent. */
@@ -52,6 +58,7 @@ const YIELD_EVERY_CHUNKS = 16;
  */
 export class ChatAgent implements Agent {
   private readonly runtime: ModelRuntime;
+  private readonly models: ModelCatalogue | undefined;
   private readonly systemPrompt: string | undefined;
   private readonly budgetLimits: TaskBudgetLimits | undefined;
   private readonly model: string | undefined;
@@ -62,6 +69,7 @@ export class ChatAgent implements Agent {
   constructor(options: ChatAgentOptions) {
     if (!options?.runtime) throw new TypeError('runtime is required');
     this.runtime = options.runtime;
+    this.models = options.models;
     this.systemPrompt = options.systemPrompt;
     this.budgetLimits = options.budgetLimits;
     this.model = options.model;
@@ -121,17 +129,24 @@ export class ChatAgent implements Agent {
       turn.budgetId !== undefined && this.durableBudgets !== undefined
         ? await this.durableBudgets.open(turn.budgetId)
         : this.budgetFor(turn.sessionId);
-    const stream = this.runtime.stream(
-      { messages },
-      {
-        budget,
-        sessionId: turn.sessionId,
-        turnId: turn.promptId,
-        signal: turn.signal,
-        waitForCapacity: true,
-        ...(this.model === undefined ? {} : { model: this.model }),
-      },
-    );
+    const options = {
+      budget,
+      sessionId: turn.sessionId,
+      turnId: turn.promptId,
+      signal: turn.signal,
+      waitForCapacity: true,
+    };
+    // A session's own model goes through the catalogue (its fallbacks too), which asks each
+    // model's upstream for its own id; the default model's calls keep the configured `model`.
+    const models = this.models;
+    const own = turn.model === undefined || models === undefined ? undefined : models.get(turn.model);
+    const stream =
+      models !== undefined && own !== undefined && own !== models.defaultModel
+        ? models.stream(own.name, { messages }, options)
+        : this.runtime.stream(
+            { messages },
+            this.model === undefined ? options : { ...options, model: this.model },
+          );
     let text = '';
     let stopReason: TurnResult['stopReason'] = 'end_turn';
     let sinceYield = 0;

@@ -61,6 +61,12 @@ export const SESSION_STORE_MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    // A session's catalogue model (issue 29 item 4); NULL for the default, as for every
+    // session stored before sessions picked a model.
+    version: 3,
+    sql: `ALTER TABLE sluice_sessions ADD COLUMN model TEXT;`,
+  },
 ];
 
 /** The schema version of the session store this build writes and reads. */

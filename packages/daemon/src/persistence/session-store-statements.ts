@@ -41,12 +41,12 @@ export class SessionStoreStatements {
     this.deleteAllMessages = db.prepare('DELETE FROM sluice_session_messages WHERE session_id = ?');
     this.upsertSession = db.prepare(
       `INSERT INTO sluice_sessions (${SESSION_COLUMNS}, revision, saved_order)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (session_id) DO UPDATE SET
          workspace_cwd = excluded.workspace_cwd, cwd = excluded.cwd, scope = excluded.scope,
          created_at = excluded.created_at, updated_at = excluded.updated_at,
          display_name = excluded.display_name, forked_from_session_id = excluded.forked_from_session_id,
-         first_seq = excluded.first_seq, next_seq = excluded.next_seq,
+         model = excluded.model, first_seq = excluded.first_seq, next_seq = excluded.next_seq,
          revision = excluded.revision, saved_order = excluded.saved_order`,
     );
     this.deleteSessionRow = db.prepare('DELETE FROM sluice_sessions WHERE session_id = ?');

@@ -190,6 +190,7 @@ export class SqliteSessionStore extends DeltaSessionStore {
       record.updatedAt,
       record.displayName ?? null,
       record.forkedFrom?.sessionId ?? null,
+      record.model ?? null,
       delta.firstSeq,
       delta.nextSeq,
       revision,

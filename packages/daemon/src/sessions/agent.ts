@@ -50,6 +50,8 @@ export interface AgentTurn {
   readonly prompt: readonly ContentBlock[];
   /** The durable task budget the prompt was sent with (`budgetId`): its model calls are charged to it. */
   readonly budgetId?: string;
+  /** The session's catalogue model (`POST /session {"model"}`); absent: the catalogue's default. */
+  readonly model?: string;
   /** The history before this turn (bounded, oldest messages trimmed first). */
   readonly conversation: readonly ConversationMessage[];
   /** Aborted on cancel, removal, deadline and session close; the agent must honour it. */
@@ -96,6 +98,8 @@ export interface AgentSessionStart {
   readonly workspaceCwd: string;
   /** The agent the client chose by name (`POST /session` body `agent`); the default when absent. */
   readonly agent?: string;
+  /** The session's catalogue model, when the daemon has a catalogue. */
+  readonly model?: string;
 }
 
 /** What an agent may do to sessions outside a turn. */

@@ -86,6 +86,7 @@ export class Brancher {
         updatedAt: now,
         displayName,
         forkedFrom: { sessionId: source.sessionId },
+        ...(source.model === undefined ? {} : { model: source.model }),
         conversation: source.conversation.snapshot(),
       });
       const client = child.clients.register(clientId ?? context.newId(), now);

@@ -77,6 +77,12 @@ export interface SessionBridgeOptions {
   /** Absolute roots of the served workspaces; when given, a session's cwd must lie inside one. */
   workspaces?: readonly string[];
   /**
+   * The model names a session may pick (`POST /session {"model"}`): `resolve` answers the
+   * model's catalogue name for a name or alias (the default for `undefined`) or throws (`model_not_found`).
+   * Absent: sessions name no model and a create naming one is refused.
+   */
+  models?: SessionModels;
+  /**
    * A live session with no pending prompt, no event-stream subscriber and no client activity
    * (attach, prompt, heartbeat) for this long is closed (`session_closed {reason:'idle_timeout'}`);
    * it stays stored and can be loaded again. Default 0 = never.
@@ -118,6 +124,12 @@ export interface TurnFailure {
   message: string;
 }
 
+/** The models sessions pick from, by name (the daemon's catalogue). */
+export interface SessionModels {
+  /** The catalogue name of `name` (a name or alias; the default for `undefined`); throws when unknown. */
+  resolve(name: string | undefined): string;
+}
+
 /** The validated configuration (unlimited values are `Infinity`). */
 export interface ResolvedBridgeOptions {
   agent: Agent;
@@ -139,6 +151,7 @@ export interface ResolvedBridgeOptions {
   maxConversationBytes: number;
   terminalEventDelayMs: number;
   workspaces: readonly string[] | undefined;
+  models: SessionModels | undefined;
   sessionIdleTimeoutMs: number;
   onError: (error: unknown, context: string) => void;
   onTurnError: (failure: TurnFailure) => void;
@@ -187,6 +200,7 @@ export function resolveBridgeOptions(options: SessionBridgeOptions): ResolvedBri
       'eventMemoryBytes',
       options.eventMemoryBytes ?? DEFAULT_EVENT_MEMORY_BYTES,
     ),
+    models: options.models,
     closedStreamRetention: options.closedStreamRetention,
     clock,
     wallClock: options.wallClock ?? Date.now,

@@ -179,9 +179,9 @@ export class PromptRunner {
       signal: controller.signal,
       emit: (update) => this.emitUpdate(ticket, update),
       ...(ticket.budgetId === undefined ? {} : { budgetId: ticket.budgetId }),
+      ...(this.host.model === undefined ? {} : { model: this.host.model }),
     };
-    // The agent starts on a microtask: admission never runs agent code, and nothing the
-    // agent does re-enters the runner while it is mid-admission.
+    // The agent starts on a microtask: admission never runs agent code, and nothing it does re-enters the runner mid-admission.
     Promise.resolve()
       .then<unknown>(() => (controller.signal.aborted ? SKIPPED : this.services.agent.runTurn(turn)))
       .then(

@@ -13,6 +13,8 @@ export interface RunnerHost {
   /** The session's working directory, given to the agent with every turn. */
   readonly cwd: string;
   readonly workspaceCwd: string;
+  /** The session's catalogue model, given to the agent with every turn; absent: the default. */
+  readonly model: string | undefined;
   readonly state: SessionState;
   /** The history a new turn starts from. */
   history(): ConversationMessage[];

@@ -1,3 +1,4 @@
+import { ModelNotFoundError } from '@sluice/runtime';
 import { assertClientIdFormat } from './clients.js';
 import { isConversationMessage } from './conversation.js';
 import {
@@ -36,6 +37,11 @@ export interface CreateSessionRequest {
   clientId?: string;
   /** The agent to run the session on, by name (`Agent.openSession`); the default when absent. */
   agent?: string;
+  /**
+   * The catalogue model the session's agent calls, by name or alias; the default when absent.
+   * Unknown: `ModelNotFoundError`. Joining a live `single` session keeps that session's model.
+   */
+  model?: string;
 }
 
 /** Options of `restoreSession`. */
@@ -132,7 +138,7 @@ export class SessionDirectory {
    * id a new session gets when the request chose none (one the agent already prepared).
    */
   create(request: CreateSessionRequest, newId?: string): SessionHandle {
-    const { scope, cwd, workspaceCwd } = this.checkCreate(request);
+    const { scope, cwd, workspaceCwd, model } = this.checkCreate(request);
     const existing = this.attachable(request, scope, cwd, workspaceCwd);
     if (existing !== undefined) return existing.attach(request.clientId, true);
     const now = this.services.wallNow();
@@ -143,6 +149,7 @@ export class SessionDirectory {
       scope: request.sessionId === undefined ? scope : 'thread',
       createdAt: now,
       updatedAt: now,
+      ...(model === undefined ? {} : { model }),
       conversation: [],
     });
     void this.persistence.save(session);
@@ -175,7 +182,7 @@ export class SessionDirectory {
       if (request.agent !== undefined) throw new UnknownAgentError(request.agent, []);
       return this.create(request);
     }
-    const { scope, cwd, workspaceCwd } = this.checkCreate(request);
+    const { scope, cwd, workspaceCwd, model } = this.checkCreate(request);
     const existing = this.attachable(request, scope, cwd, workspaceCwd);
     if (existing !== undefined) return existing.attach(request.clientId, true);
     this.capacity.assertRoom(workspaceCwd);
@@ -185,6 +192,7 @@ export class SessionDirectory {
       cwd,
       workspaceCwd,
       ...(request.agent === undefined ? {} : { agent: request.agent }),
+      ...(model === undefined ? {} : { model }),
     });
     let handle: SessionHandle | undefined;
     try {
@@ -313,7 +321,9 @@ export class SessionDirectory {
   }
 
   /** Checks a create request before anything is read or opened; its scope and workspace. */
-  private checkCreate(request: CreateSessionRequest): ResolvedCwd & { scope: SessionScope } {
+  private checkCreate(
+    request: CreateSessionRequest,
+  ): ResolvedCwd & { scope: SessionScope; model: string | undefined } {
     if (!this.accepting) throw new BridgeShuttingDownError();
     const scope = request.scope ?? 'single';
     if (scope !== 'single' && scope !== 'thread') throw new InvalidSessionScopeError(scope);
@@ -322,7 +332,17 @@ export class SessionDirectory {
     const sessionId = request.sessionId;
     if (sessionId !== undefined && (typeof sessionId !== 'string' || !UUID_PATTERN.test(sessionId)))
       throw new InvalidSessionIdError(sessionId);
-    return { scope, cwd, workspaceCwd };
+    return { scope, cwd, workspaceCwd, model: this.modelOf(request.model) };
+  }
+
+  /** The catalogue name of the model a create names (the default when none); `undefined` without a catalogue. */
+  private modelOf(name: string | undefined): string | undefined {
+    const models = this.services.models;
+    if (models === undefined) {
+      if (name !== undefined) throw new ModelNotFoundError(name, []);
+      return undefined;
+    }
+    return models.resolve(name);
   }
 
   /** A restore found the session live: attach, unless it is closing or lives elsewhere. */

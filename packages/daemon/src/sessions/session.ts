@@ -8,6 +8,7 @@ import { createDeferred } from './queue-items.js';
 import { SESSION_EVENT, type SessionEvent, type SessionEventSink } from './session-events.js';
 import type { SessionRecord, SessionScope } from '@sluice/store';
 import { IdempotencyKeys } from './idempotency.js';
+import type { SessionModels } from './options.js';
 
 /** The create/attach/restore answer (PROTOCOL §4), less the event-bus fields. */
 export interface SessionHandle {
@@ -28,6 +29,8 @@ export interface SessionSummary {
   updatedAt: number;
   displayName?: string;
   forkedFrom?: { sessionId: string };
+  /** The catalogue model the session's agent calls (absent for a session of no catalogue). */
+  model?: string;
   clientCount: number;
   hasActivePrompt: boolean;
   pendingPromptCount: number;
@@ -49,6 +52,8 @@ export interface SessionServices extends RunnerServices {
   readonly maxClientsPerSession: number;
   readonly maxConversationMessages: number;
   readonly maxConversationBytes: number;
+  /** The models a new session may pick; absent: sessions name none. */
+  readonly models: SessionModels | undefined;
   /** Saves a session; `undefined` when there is no store. Never rejects. */
   save(session: Session): Promise<void> | undefined;
   /** The session finished closing: forget it. */
@@ -68,7 +73,7 @@ const IDLE: SessionActivity = { clientCount: 0, hasActivePrompt: false, pendingP
 export function summaryOf(
   session: Pick<
     SessionRecord,
-    'sessionId' | 'workspaceCwd' | 'cwd' | 'createdAt' | 'updatedAt' | 'displayName' | 'forkedFrom'
+    'sessionId' | 'workspaceCwd' | 'cwd' | 'createdAt' | 'updatedAt' | 'displayName' | 'forkedFrom' | 'model'
   >,
   activity: SessionActivity = IDLE,
 ): SessionSummary {
@@ -87,6 +92,7 @@ export function summaryOf(
   };
   if (session.displayName !== undefined) summary.displayName = session.displayName;
   if (session.forkedFrom !== undefined) summary.forkedFrom = { ...session.forkedFrom };
+  if (session.model !== undefined) summary.model = session.model;
   return summary;
 }
 
@@ -102,6 +108,7 @@ export class Session implements RunnerHost {
   readonly scope: SessionScope;
   readonly createdAt: number;
   readonly forkedFrom: { sessionId: string } | undefined;
+  readonly model: string | undefined;
   updatedAt: number;
   displayName: string | undefined;
   state: SessionState = 'open';
@@ -126,6 +133,7 @@ export class Session implements RunnerHost {
     this.updatedAt = params.updatedAt;
     this.displayName = params.displayName;
     this.forkedFrom = params.forkedFrom;
+    this.model = params.model;
     this.clients = new ClientRegistry(services.maxClientsPerSession);
     this.conversation = new ConversationLog(
       services.maxConversationMessages,
@@ -197,6 +205,7 @@ export class Session implements RunnerHost {
     };
     if (this.displayName !== undefined) record.displayName = this.displayName;
     if (this.forkedFrom !== undefined) record.forkedFrom = { ...this.forkedFrom };
+    if (this.model !== undefined) record.model = this.model;
     return record;
   }
 

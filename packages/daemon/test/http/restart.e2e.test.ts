@@ -145,6 +145,8 @@ describe('restart + load', () => {
       cwd: workspace,
       createdAt,
       updatedAt: expect.stringMatching(/Z$/),
+      // the catalogue's default model, stored with the session when it was created
+      model: 'echo-1',
       clientCount: 0,
       hasActivePrompt: false,
       pendingPromptCount: 0,

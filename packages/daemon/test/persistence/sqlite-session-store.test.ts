@@ -120,6 +120,29 @@ describe('SqliteSessionStore round trip', () => {
     expect(loaded?.conversation[0] && 'name' in loaded.conversation[0]).toBe(false);
   });
 
+  test("a session's model is kept by saves, loads and the listing; a later save may clear it", async () => {
+    const store = open();
+    await store.save(record('s-1', messages('m', 2), { model: 'coder' }));
+    expect(await store.load('s-1')).toStrictEqual(record('s-1', messages('m', 2), { model: 'coder' }));
+    expect((await store.list('/work')).sessions[0]).toMatchObject({ sessionId: 's-1', model: 'coder' });
+    await store.save(record('s-1', messages('m', 2)));
+    expect(await store.load('s-1')).toStrictEqual(record('s-1', messages('m', 2)));
+  });
+
+  test('a session stored before sessions had a model loads without one after the migration', async () => {
+    const db = raw();
+    migrateSessionStore(db, SESSION_STORE_MIGRATIONS.slice(0, 2));
+    db.prepare(
+      `INSERT INTO sluice_sessions (session_id, workspace_cwd, cwd, scope, created_at, updated_at,
+         first_seq, next_seq, revision, saved_order) VALUES ('old', '/work', '/work/sub', 'thread', 1, 2, 0, 0, 1, 1)`,
+    ).run();
+    const store = open();
+    expect(sessionStoreSchemaVersion(db)).toBe(SESSION_STORE_SCHEMA_VERSION);
+    const loaded = await store.load('old');
+    expect(loaded).toMatchObject({ sessionId: 'old', conversation: [] });
+    expect(loaded && 'model' in loaded).toBe(false);
+  });
+
   test('a later save replaces the metadata (updatedAt, displayName)', async () => {
     const store = open();
     await store.save(record('s-1', messages('m', 2), { displayName: 'first' }));

@@ -98,6 +98,12 @@ export const STORE_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    // A session's catalogue model (issue 29 item 4); NULL for the default, as for every
+    // session stored before sessions picked a model.
+    version: 3,
+    sql: `ALTER TABLE sluice_sessions ADD COLUMN model text;`,
+  },
 ];
 
 /** The schema version this build writes and reads. */

@@ -163,12 +163,12 @@ export class PostgresSessionStore extends DeltaSessionStore {
     await tx`INSERT INTO sluice_sessions (${tx.unsafe(SESSION_COLUMNS)}, revision, saved_order)
       VALUES (${sessionId}, ${record.workspaceCwd}, ${record.cwd}, ${record.scope}, ${record.createdAt},
               ${record.updatedAt}, ${record.displayName ?? null}, ${record.forkedFrom?.sessionId ?? null},
-              ${delta.firstSeq}, ${delta.nextSeq}, ${revision + 1}, nextval('sluice_sessions_saved_order_seq'))
+              ${record.model ?? null}, ${delta.firstSeq}, ${delta.nextSeq}, ${revision + 1}, nextval('sluice_sessions_saved_order_seq'))
       ON CONFLICT (session_id) DO UPDATE SET
         workspace_cwd = excluded.workspace_cwd, cwd = excluded.cwd, scope = excluded.scope,
         created_at = excluded.created_at, updated_at = excluded.updated_at,
         display_name = excluded.display_name, forked_from_session_id = excluded.forked_from_session_id,
-        first_seq = excluded.first_seq, next_seq = excluded.next_seq,
+        model = excluded.model, first_seq = excluded.first_seq, next_seq = excluded.next_seq,
         revision = excluded.revision, saved_order = excluded.saved_order`;
     if (position === undefined && this.parts.maxSessions !== Infinity) await this.evictBeyondLimit(tx);
     return revision + 1;

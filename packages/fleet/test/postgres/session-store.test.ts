@@ -73,6 +73,19 @@ describe('PostgresSessionStore', () => {
     expect(await b.store.load('no-such-session')).toBeUndefined();
   });
 
+  test("a session's model is kept across nodes and in the listing; a later save may clear it", async () => {
+    const a = await node();
+    const b = await node();
+    const record = { ...session(turn(1), '/models'), model: 'coder' };
+    await a.store.save(record);
+    expect(await b.store.load(record.sessionId)).toEqual(record);
+    expect((await b.store.list('/models')).sessions[0]).toMatchObject({ model: 'coder' });
+    const { model: _model, ...withoutModel } = record;
+    await a.store.save(withoutModel);
+    const loaded = await b.store.load(record.sessionId);
+    expect(loaded && 'model' in loaded).toBe(false);
+  });
+
   test('a save writes only what changed: appended messages inserted, trimmed ones deleted', async () => {
     const a = await node({ maxConversationMessages: 4 });
     const record = session(turn(1));

@@ -87,6 +87,8 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
  */
 export class AcpAgentPool implements Agent {
   readonly agents: readonly AgentCommand[];
+  /** The model every process calls (`OPENAI_MODEL`); a session may name no other. */
+  private readonly gatewayModel: string | undefined;
   private readonly links = new Map<string, SessionLink>();
   private readonly byProcess = new Map<AgentProcess, Map<string, SessionLink>>();
   private readonly pool: ProcessPool;
@@ -103,6 +105,7 @@ export class AcpAgentPool implements Agent {
   constructor(options: AcpAgentPoolOptions) {
     checkAgentCommands(options.agents);
     this.agents = options.agents.map((agent) => ({ name: agent.name, command: [...agent.command] }));
+    this.gatewayModel = options.gatewayModel;
     const livenessTimeoutMs = integerInRange(
       'livenessTimeoutMs',
       options.livenessTimeoutMs ?? DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
@@ -215,6 +218,7 @@ export class AcpAgentPool implements Agent {
         this.agents.map((a) => a.name),
       );
     const link = this.newLink(start.sessionId, agent, start.cwd, start.workspaceCwd);
+    link.model = this.switchTo(start.model);
     try {
       await this.opener.openAtCreate(link);
     } catch (error) {
@@ -230,6 +234,14 @@ export class AcpAgentPool implements Agent {
     await this.opener.ensureOpen(link, turn.signal);
     if (turn.signal.aborted) return { stopReason: 'cancelled' };
     return this.turns.run(link, turn);
+  }
+
+  /**
+   * The model a session must switch to: its own, unless its processes already call that one.
+   * A pool given no gateway model does not choose its agents' model: none then.
+   */
+  private switchTo(model: string | undefined): string | undefined {
+    return this.gatewayModel === undefined || model === this.gatewayModel ? undefined : model;
   }
 
   sessionClosed(sessionId: string): void {
@@ -267,6 +279,7 @@ export class AcpAgentPool implements Agent {
       replayPending: false,
       loading: false,
       turn: undefined,
+      model: undefined,
       credential: undefined,
     };
     if (this.perSessionCredentials) link.credential = this.credentials!.issue(sessionId);
@@ -276,6 +289,7 @@ export class AcpAgentPool implements Agent {
 
   private adopt(turn: AgentTurn): SessionLink {
     const link = this.newLink(turn.sessionId, this.agents[0]!, turn.cwd, turn.workspaceCwd);
+    link.model = this.switchTo(turn.model);
     link.replayPending = turn.conversation.length > 0;
     return link;
   }

@@ -1,4 +1,4 @@
-import { CataloguedError, type CodesOf } from '@sluice/protocol';
+import { CataloguedError, describeValue, type CodesOf } from '@sluice/protocol';
 
 /** Stable codes of an external agent's failures; their wire forms are in @sluice/protocol's catalogue. */
 export type AgentErrorCode = CodesOf<
@@ -125,5 +125,29 @@ export class AgentTurnFailedError extends AgentError {
     readonly rpcCode: number,
   ) {
     super(`agent "${agent}" failed the prompt: ${agentMessageExcerpt(agentMessage)}`);
+  }
+}
+
+/**
+ * A session picked a model other than the one its agent's processes call (`OPENAI_MODEL`, the
+ * catalogue's default), and the agent offers no per-session switch: its `session/new` answer
+ * lists no `models` for ACP's `session/set_model`. Processes are shared per agent and workspace
+ * (decision 030), so the process's model cannot change for one session.
+ */
+export class ModelNotSwitchableError extends CataloguedError<'model_not_switchable'> {
+  readonly code = 'model_not_switchable';
+  constructor(
+    readonly model: string,
+    readonly agent: string,
+  ) {
+    super(
+      `model ${describeValue(model, 64)} cannot be given to agent ${JSON.stringify(agent)}: it offers no ` +
+        `per-session model switch (ACP session/set_model), and its processes call the catalogue's default; ` +
+        `omit model, or name the default`,
+    );
+  }
+
+  override wireDetails(): Record<string, unknown> {
+    return { model: this.model, agent: this.agent };
   }
 }

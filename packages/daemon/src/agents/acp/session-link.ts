@@ -36,6 +36,11 @@ export interface SessionLink {
   /** A `session/load` is running: the agent's replay of the history is not published again. */
   loading: boolean;
   turn: LinkedTurn | undefined;
+  /**
+   * The catalogue model the session picked when it is not the one its process calls
+   * (`OPENAI_MODEL`): asked for with ACP's `session/set_model` once the session is open.
+   */
+  model: string | undefined;
   /** The per-session gateway credential in its process's env (`sessionsPerProcess` = 1). */
   credential: string | undefined;
 }

@@ -1,5 +1,5 @@
 import type { AgentProcess } from './agent-process.js';
-import { AgentUnavailableError, AgentUnresponsiveError } from './errors.js';
+import { AgentUnavailableError, AgentUnresponsiveError, ModelNotSwitchableError } from './errors.js';
 import { RpcError } from './json-rpc-channel.js';
 import type { ProcessPool } from './process-pool.js';
 import type { SessionLink } from './session-link.js';
@@ -25,6 +25,9 @@ function untilSettledOrAborted(promise: Promise<void>, signal: AbortSignal): Pro
     );
   });
 }
+
+/** qwen's `_meta` key: `false` keeps a `session/set_model` from becoming the user's default model. */
+const QWEN_PERSIST_DEFAULT = 'qwen.session.modelPersistDefault';
 
 /**
  * Opens sessions in agent processes: `session/new` for a new one; for one whose process
@@ -81,6 +84,7 @@ export class SessionOpener {
       // A process busy with other sessions' work answered too late: this open gives up (504,
       // retryable); the process and its sessions go on. The liveness probe ends a stalled one.
       if (error instanceof AgentUnresponsiveError && !error.stopped && proc.dead === undefined) throw error;
+      if (error instanceof ModelNotSwitchableError) throw error;
       throw proc.unavailable(this.reasonOf(proc, error), error);
     } finally {
       this.pool.opened(proc);
@@ -100,12 +104,13 @@ export class SessionOpener {
       link.loading = true;
       this.register(proc, link); // the load's replayed updates are routed to it, then dropped
       try {
-        await proc.bounded(
+        const loaded = await proc.bounded(
           proc.channel.request('session/load', { sessionId: previous, cwd: link.cwd, mcpServers: [] }),
           'session/load',
           this.startTimeoutMs,
           true,
         );
+        await this.switchModel(proc, link, previous, loaded);
         return;
       } catch (error) {
         if (proc.dead !== undefined || error instanceof AgentUnresponsiveError) throw error;
@@ -123,5 +128,32 @@ export class SessionOpener {
       throw new AgentUnavailableError(proc.name, 'session/new answered without a sessionId', '');
     link.agentSessionId = answer.sessionId;
     if (link.reopen) link.replayPending = true;
+    await this.switchModel(proc, link, answer.sessionId, answer);
+  }
+
+  /**
+   * Asks the agent for the session's own model with ACP's (unstable) `session/set_model` when
+   * its answer to `session/new` or `session/load` offered models; `model_not_switchable` when
+   * it offered none. The `_meta` key keeps qwen from saving the choice as the user's default.
+   */
+  private async switchModel(
+    proc: AgentProcess,
+    link: SessionLink,
+    agentSessionId: string,
+    answer: unknown,
+  ): Promise<void> {
+    if (link.model === undefined) return;
+    const offered = (answer as { models?: { availableModels?: unknown } } | null)?.models?.availableModels;
+    if (!Array.isArray(offered)) throw new ModelNotSwitchableError(link.model, proc.name);
+    await proc.bounded(
+      proc.channel.request('session/set_model', {
+        sessionId: agentSessionId,
+        modelId: link.model,
+        _meta: { [QWEN_PERSIST_DEFAULT]: false },
+      }),
+      'session/set_model',
+      this.startTimeoutMs,
+      true,
+    );
   }
 }

@@ -47,8 +47,11 @@ const createSession = defineRoute(
         'workspace_mismatch',
         'invalid_session_id',
         'unknown_agent',
+        'invalid_model',
+        'model_not_switchable',
         'invalid_client_id',
       ]),
+      404: { description: '`model_not_found`: the catalogue has no such model.', schema: ErrorBody },
       502: { description: '`agent_unavailable`: the agent could not start.', schema: ErrorBody },
       503: overloaded(['session_limit_exceeded', 'agent_pool_exhausted', 'daemon_draining']),
     },
@@ -62,6 +65,7 @@ const createSession = defineRoute(
           cwd,
           sessionId,
           agent,
+          model,
         } = parseBody(CreateSessionBody, request, explainCreateSession);
         const clientId = clientIdOf(request);
         assertAdmitting(sessions);
@@ -72,6 +76,7 @@ const createSession = defineRoute(
             ...(sessionId === undefined || sessionId === null ? {} : { sessionId: sessionId.toLowerCase() }),
             ...(clientId === undefined ? {} : { clientId }),
             ...(agent === undefined || agent === null ? {} : { agent }),
+            ...(model === undefined || model === null ? {} : { model }),
           }),
         );
       },

@@ -29,6 +29,14 @@ export const CreateSessionBody = z.looseObject({
     z.nullable(documented(z.string().check(z.regex(UUID)), 'A caller-chosen id: creates a thread session.')),
   ),
   agent: z.optional(z.nullable(documented(z.string(), 'Name of a configured agent; default the first.'))),
+  model: z.optional(
+    z.nullable(
+      documented(
+        z.string(),
+        "A model of the catalogue (`GET /v1/models`), by name or alias, the session's agent calls; default the catalogue's default.",
+      ),
+    ),
+  ),
   modelServiceId: z.optional(
     documented(z.unknown(), 'Accepted for compatibility with `qwen serve`; ignored.'),
   ),
@@ -46,6 +54,8 @@ export const explainCreateSession: FieldExplainer = (issue, body) => {
       return new InvalidSessionIdError(body['sessionId']);
     case 'agent':
       return new CodedError('unknown_agent', `agent must be a string, got ${describeValue(body['agent'])}`);
+    case 'model':
+      return new CodedError('invalid_model', `model must be a string, got ${describeValue(body['model'])}`);
     default:
       return undefined;
   }
