@@ -4,6 +4,7 @@ import type { AcpDaemon, AcpHttpRegistryOptions } from '../acp/index.js';
 import type { DurableBudgets } from '../budgets/index.js';
 import type { ObservedDaemon } from '../observe/index.js';
 import type { BrowserCookie } from './browser-cookie.js';
+import type { FailureLog } from './internal-error.js';
 import type { PermissionBroker } from '../permissions/index.js';
 import type { SessionBridge } from '../sessions/index.js';
 import { rateTierOf, type RateTier, type RouteDoc } from './openapi/route-doc.js';
@@ -45,6 +46,8 @@ export interface RouteParts {
   rateLimit: Pick<RateLimitOptions, 'limits' | 'windowMs'> | undefined;
   /** The external agents' processes (sessions, RSS, memory budget), when the daemon runs agents. */
   agents?: () => unknown;
+  /** Where internal errors a route handles itself (a stream's, after its head) are logged. */
+  log?: FailureLog | undefined;
 }
 
 /** A handler, typed by the route's path parameters and query. */

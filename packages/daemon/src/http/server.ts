@@ -10,6 +10,9 @@ import type { AcpHttpRegistryOptions } from '../acp/index.js';
 import { gatewayNotFound, isGatewayUrl, servedRoutes } from './routes/index.js';
 import type { RouteParts } from './route.js';
 import { securityGate } from './security.js';
+import { logIfInternal, type FailureLog } from './internal-error.js';
+
+export type { FailureLog } from './internal-error.js';
 import { registerRateLimit, type RateLimitOptions } from './rate-limit.js';
 import { DASHBOARD_DOOR, WEB_DOOR, doorCookie } from './browser-sign-in.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS } from '../defaults.js';
@@ -24,11 +27,6 @@ function noSchemaCompiler(): () => never {
       'JSON-schema compilation is disabled in the Sluice server: validate the input in the route',
     );
   };
-}
-
-/** A log for failures, in pino's calling convention (a pino logger is one). */
-export interface FailureLog {
-  error(fields: Record<string, unknown>, message: string): void;
 }
 
 /** Options of {@link buildServer}. */
@@ -141,6 +139,7 @@ export function buildServer(daemon: Daemon, options: ServerOptions): FastifyInst
           },
     routes,
     rateLimit: options.rateLimit,
+    log: logger,
     agents: () => daemon.agentPool?.describe(),
   };
   for (const route of routes) route.mount(app, parts);
@@ -183,20 +182,13 @@ function limitRates(app: FastifyInstance, daemon: Daemon, options: ServerOptions
 }
 
 /**
- * The `onError` hook that logs an internal error — one that answers `500` without a stable
- * code (`internal_error` in the counters) — at `error`, with fastify's request id (`req-N`), the
- * route pattern and the error with its stack; never the URL, a header or the body, so no prompt
- * text. fastify runs it before the server's error handler and a route's own (the model
- * gateway's), so each such failure is logged once, on one path. Errors with a code are not.
+ * The `onError` hook that logs an internal error ({@link logIfInternal}). fastify runs it before
+ * the server's error handler and a route's own (the model gateway's), so each such failure is
+ * logged once, on one path; a streamed answer's failure after its head logs itself.
  */
 function internalErrorLog(logger: FailureLog) {
   return (request: FastifyRequest, _reply: FastifyReply, error: Error, done: () => void): void => {
-    const mapped = mapError(error);
-    if (mapped.statusCode >= 500 && mapped.body['code'] === undefined)
-      logger.error(
-        { err: error, requestId: request.id, route: request.routeOptions.url ?? null },
-        'request failed',
-      );
+    logIfInternal(logger, request, error);
     done();
   };
 }

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, expect, test, vi } from 'vitest';
+import type { ModelStreamEvent } from '@sluice/runtime';
 import { api } from '../helpers/http-client.js';
 import { startInProcess, type InProcessDaemon } from '../helpers/in-process-daemon.js';
 
@@ -88,4 +89,32 @@ test('issue 28 item 4: errors with a stable code, 4xx or 5xx, are not logged as 
   await api(sluice.url, 'GET', '/runtime/snapshot');
   await expect.poll(() => errorLines().length).toBe(1);
   expect(errorLines()[0]!['route']).toBe('/runtime/snapshot');
+});
+
+test('issue 28 item 4: a streamed gateway call that fails after its head is logged once, with its request id', async () => {
+  vi.spyOn(sluice.daemon.runtime, 'stream').mockImplementation(() => {
+    async function* events(): AsyncGenerator<ModelStreamEvent> {
+      yield { type: 'delta', text: 'half an answer' };
+      throw new TypeError('stream glue broke');
+    }
+    return Object.assign(events(), { callId: 'call-1', cancel: () => {} }) as unknown as ReturnType<
+      typeof sluice.daemon.runtime.stream
+    >;
+  });
+  const res = await api(sluice.url, 'POST', '/v1/chat/completions', {
+    body: { stream: true, messages: [{ role: 'user', content: 'secret-prompt-marker' }] },
+  });
+  expect(res.status).toBe(200);
+  expect(res.text).toContain('half an answer');
+  expect(res.text).toContain('Internal server error');
+  await expect.poll(() => errorLines().length).toBe(1);
+  expect(errorLines()[0]).toMatchObject({
+    msg: 'request failed',
+    route: '/v1/chat/completions',
+    requestId: expect.stringMatching(/^req-/),
+  });
+  expect(String((errorLines()[0]!['err'] as Record<string, unknown>)['stack'])).toContain(
+    'stream glue broke',
+  );
+  expect(JSON.stringify(lines)).not.toContain('secret-prompt-marker');
 });

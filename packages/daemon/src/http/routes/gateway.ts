@@ -16,6 +16,7 @@ import {
 import { BUDGET_HEADER, gatewayCallBudget } from '../../budgets/index.js';
 import { gatewayCallerOf } from '../security.js';
 import { defineRoute, type Route, type RouteParts } from '../route.js';
+import { logIfInternal, type FailureLog } from '../internal-error.js';
 import { OpenAIErrorBody } from '../schemas/common-schemas.js';
 import {
   ChatCompletion,
@@ -67,7 +68,7 @@ const models = defineRoute(
 );
 
 /** A chat completion through the model runtime, JSON or streamed. */
-function completion({ models, budgets }: RouteParts) {
+function completion({ models, budgets, log }: RouteParts) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const type = request.headers['content-type'];
     if (type !== undefined && !/^application\/json\s*(;|$)/i.test(type))
@@ -82,7 +83,7 @@ function completion({ models, budgets }: RouteParts) {
     const caller = gatewayCallerOf(request);
     const budget = await gatewayCallBudget(request.headers[BUDGET_HEADER], caller, budgets);
     const head: CompletionHead = { id: '', created: Math.floor(Date.now() / 1000), model: model.name };
-    if (chat.stream) return streamCompletion(models, chat, caller, budget, head, reply);
+    if (chat.stream) return streamCompletion(models, chat, { caller, budget, log }, head, reply);
     // A client that goes away cancels its call.
     const gone = new AbortController();
     const onClose = (): void => {
@@ -208,6 +209,13 @@ function callOptions(
   return options;
 }
 
+/** Who a streamed call is for and where its internal failures are logged. */
+interface StreamContext {
+  caller: GatewayCaller | undefined;
+  budget: TaskBudget | undefined;
+  log: FailureLog | undefined;
+}
+
 /**
  * Streams a call as SSE. The first event is awaited before the head is sent, so an upstream
  * that refuses the call still answers with its own status; later failures end the stream with
@@ -216,8 +224,7 @@ function callOptions(
 async function streamCompletion(
   models: ModelCatalogue,
   chat: ChatRequest,
-  caller: GatewayCaller | undefined,
-  budget: TaskBudget | undefined,
+  { caller, budget, log }: StreamContext,
   head: CompletionHead,
   reply: FastifyReply,
 ): Promise<void> {
@@ -250,6 +257,8 @@ async function streamCompletion(
       }
       raw.end(DONE_FRAME);
     } catch (error) {
+      // The head is sent, so the server's error hook never sees this one: log it here.
+      logIfInternal(log, reply.request, error);
       if (!raw.destroyed) raw.end(frame(openAIError(error).body));
     }
   } finally {
