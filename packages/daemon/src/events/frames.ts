@@ -71,7 +71,8 @@ export class EventFrame {
   pack(): Promise<void> {
     if (this.packing !== undefined) return this.packing;
     const text = this.text;
-    if (text === undefined || this.chars < PACK_MIN_CHARS) return (this.packing = Promise.resolve());
+    // Most frames are small: no promise of their own (the ring calls this on every append).
+    if (text === undefined || this.chars < PACK_MIN_CHARS) return NOTHING_TO_PACK;
     this.packing = new Promise((resolve) => {
       deflateRaw(text, { level: 1 }, (error, packed) => {
         if (error === null && packed.length <= (Buffer.byteLength(text) * 3) / 4) {
@@ -84,6 +85,8 @@ export class EventFrame {
     return this.packing;
   }
 }
+
+const NOTHING_TO_PACK: Promise<void> = Promise.resolve();
 
 /** Frames at least this long are deflated while a replay ring holds them. */
 export const PACK_MIN_CHARS = 256 * 1024;
