@@ -49,3 +49,4 @@ export {
   type Migration,
   type MigrationOutcome,
 } from './migrations.js';
+export { PURGE_VACUUM_MODES, type PurgeVacuumMode } from './purge-vacuum.js';

@@ -1,3 +1,4 @@
+import { PURGE_VACUUM_MODES } from '@sluice/store';
 import { MAX_TIMER_MS } from '@sluice/runtime';
 import {
   DEFAULT_DATA_DIR,
@@ -45,7 +46,7 @@ export const STORAGE_SETTINGS = {
     flag: '--store-purge-vacuum <mode>',
     topic: 'storage',
     scope: 'daemon',
-    kind: oneOf(['plain', 'full']),
+    kind: oneOf(PURGE_VACUUM_MODES),
     defaultText: 'plain',
     help: 'after a purge, VACUUM the tables it deleted from (plain: no lock on writers; full: also rewrites their files, locking each table meanwhile) (with --store)',
   },

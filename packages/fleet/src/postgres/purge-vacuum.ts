@@ -1,14 +1,8 @@
 import type { Sql } from 'postgres';
 
-/**
- * How a purge cleans the tables it deleted from (`--store-purge-vacuum`): `plain` is `VACUUM`,
- * which removes the deleted row versions without blocking reads or writes; `full` is
- * `VACUUM (FULL)`, which also rewrites each table into a new file, locking it meanwhile.
- */
-export type PurgeVacuumMode = 'plain' | 'full';
+import type { PurgeVacuumMode } from '@sluice/store';
 
-/** The modes, for validation. */
-export const PURGE_VACUUM_MODES: readonly PurgeVacuumMode[] = ['plain', 'full'];
+export { PURGE_VACUUM_MODES, type PurgeVacuumMode } from '@sluice/store';
 
 /** The tables that hold a session's text: its messages, its model calls' bodies, its name. */
 export const PURGED_TABLES = [
