@@ -2,7 +2,7 @@
 // loopback, run as a child process of its own so that it shares no event loop with the load
 // generator. Every chat completion answers the same short text, streamed word by word after a
 // first-token delay and a delay between words, as a hosted model would (only faster). It counts
-// the calls it answered: `GET /calls` → `{ calls }`, so the bench can check that both daemons
+// the calls it answered: `GET /calls` → `{ calls, requestBytes }`, so the bench can check that both daemons
 // made their agents do the same work, with what it answers (`words`, `firstTokenMs`, `chunkMs`).
 //
 // Environment: FIRST_TOKEN_MS (default 40), CHUNK_MS (default 8). Prints
@@ -16,6 +16,8 @@ const WORDS = ANSWER.split(/(?<= )/);
 const USAGE = { prompt_tokens: 900, completion_tokens: WORDS.length, total_tokens: 900 + WORDS.length };
 
 let calls = 0;
+/** The bytes of every chat completion request body received so far. */
+let requestBytes = 0;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function head(body) {
@@ -64,7 +66,13 @@ const server = http.createServer((req, res) => {
   if (req.method === 'GET' && req.url === '/calls') {
     res.writeHead(200, { 'content-type': 'application/json' });
     return res.end(
-      JSON.stringify({ calls, words: WORDS.length, firstTokenMs: FIRST_TOKEN_MS, chunkMs: CHUNK_MS }),
+      JSON.stringify({
+        calls,
+        requestBytes,
+        words: WORDS.length,
+        firstTokenMs: FIRST_TOKEN_MS,
+        chunkMs: CHUNK_MS,
+      }),
     );
   }
   let raw = '';
@@ -78,6 +86,7 @@ const server = http.createServer((req, res) => {
       );
     }
     calls++;
+    requestBytes += Buffer.byteLength(raw);
     const body = JSON.parse(raw);
     (body.stream === true ? stream(res, body) : complete(res, body)).catch(() => res.destroy());
   });

@@ -74,8 +74,20 @@ function diagnostics(size) {
       label: `processes in the tree, ${size.sessions} live sessions`,
       of: (r) => turnFigure(r, r.full?.processes),
     },
+    {
+      label: "CPU of the daemon's own process per turn (its agents not included)",
+      unit: ' ms',
+      digits: 1,
+      of: (r) => turnFigure(r, r.daemonCpuMsPerTurn),
+    },
     { label: 'start: spawn → listening line', unit: ' s', digits: 2, of: (r) => r.startMs / 1000 },
     { label: 'model calls per turn', digits: 2, of: (r) => turnFigure(r, r.callsPerTurn) },
+    {
+      label: 'request body per model call, as the model received it',
+      unit: ' KiB',
+      digits: 1,
+      of: (r) => turnFigure(r, r.requestKiBPerCall),
+    },
     { label: 'turns that ended in `turn_error` (each round)', of: (r) => r.failedTurns, plain: true },
     { label: 'processes of the tree left after SIGTERM (each round)', of: (r) => r.leftOver, plain: true },
   ];
@@ -196,7 +208,7 @@ function describe({ size, sluice, versions, answer, quick }) {
   return [
     `qwen-code ${versions.qwen} \`--acp\` (on Node ${versions.node22}, the install of the real-agent tests, \`scripts/qwen-agent.ts\`) under the reference daemon \`qwen serve\` of the same install, and under the built \`sluice serve --agent "<that qwen --acp>"\` (Node ${process.version}) with default flags but \`--provider openai --model … --base-url <the fake model>\`${extraArgs}${env}; a third column adds \`--agent-sessions-per-process 16\`. Both daemons listen on a free loopback port without a token; each start gets a fresh scratch HOME (\`createQwenHome\`: OpenAI auth, telemetry and background model calls off) and a fresh workspace. \`qwen serve\`'s agent calls the fake model directly, Sluice's through Sluice's model gateway. The model (\`bench/agents-model.js\`, a child process) streams a ${answer.words}-word answer, ${answer.firstTokenMs} ms to the first word and ${answer.chunkMs} ms between words. The client is \`@qwen-code/sdk\` \`DaemonClient\` in the bench process.${relaunch}`,
     '',
-    `A round starts a subject, waits for its listening line, then: creates a session and runs a first prompt (\`prompt()\`), the same for a second session; reads the tree's memory (after 1 s); creates ${size.burst} sessions at once, then more up to ${size.sessions}; sends every session ${size.prompts} prompts at once (\`promptNonBlocking\`, terminal events read from each session's stream) and measures turns/s, the p95 latency from POST to terminal event and the CPU (user + system of every process of the daemon's tree, \`/proc/<pid>/stat\`, exited children included); reads the memory again after 1 s and stops the daemon (SIGTERM). Memory is the sum of VmRSS over the daemon's process tree; per added session = (memory with ${size.sessions} − with 2) ÷ ${size.sessions - 2}. ${size.rounds} round(s)${quick ? '' : ' after a warm-up start of each subject'}; each round begins with the next subject in turn. Cells: median (min–max over the rounds); for Sluice, the ratio of the medians to \`qwen serve\`'s and the range of the per-round ratios, in bold when it misses its target.`,
+    `A round starts a subject, waits for its listening line, then: creates a session and runs a first prompt (\`prompt()\`), the same for a second session; reads the tree's memory (after 1 s); creates ${size.burst} sessions at once, then more up to ${size.sessions}; sends every session ${size.prompts} prompts at once (\`promptNonBlocking\`, terminal events read from each session's stream) and measures turns/s, the p95 latency from POST to terminal event and the CPU (user + system of every process of the daemon's tree, \`/proc/<pid>/stat\`, exited children included; apart, of the daemon's own process); reads the memory again after 1 s and stops the daemon (SIGTERM). Memory is the sum of VmRSS over the daemon's process tree; per added session = (memory with ${size.sessions} − with 2) ÷ ${size.sessions - 2}. ${size.rounds} round(s)${quick ? '' : ' after a warm-up start of each subject'}; each round begins with the next subject in turn. Cells: median (min–max over the rounds); for Sluice, the ratio of the medians to \`qwen serve\`'s and the range of the per-round ratios, in bold when it misses its target.`,
     '',
   ];
 }

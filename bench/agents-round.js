@@ -5,7 +5,7 @@
 import { DaemonClient } from '@qwen-code/sdk/daemon';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startSubject } from './agents-subjects.js';
-import { treeCpuMs, treeMemory } from './proc-tree.js';
+import { ownCpuMs, treeCpuMs, treeMemory } from './proc-tree.js';
 
 /** Any one request, session create or turn may take this long before the round fails. */
 const WAIT_MS = 300_000;
@@ -79,16 +79,20 @@ async function measure(daemon, model, size, figures) {
 /**
  * Every session gets `prompts` prompts at once (the daemon runs a session's prompts one after
  * the other, all sessions at the same time). A turn's latency runs from its POST to its terminal
- * event on the session's stream; the CPU is that of the daemon's whole process tree over the load.
+ * event on the session's stream; the CPU is that of the daemon's whole process tree over the load
+ * (and, apart, of the daemon's own process: the share its agents do not spend).
  */
 async function turnLoad(client, sessions, prompts, pid, model) {
-  const callsBefore = await model.calls();
+  const before = await model.stats();
   const cpuBefore = treeCpuMs(pid);
+  const daemonCpuBefore = ownCpuMs(pid);
   const started = performance.now();
   const results = await Promise.all(sessions.map((sessionId) => sessionTurns(client, sessionId, prompts)));
   const wallMs = performance.now() - started;
   const cpuMs = treeCpuMs(pid) - cpuBefore;
-  const calls = (await model.calls()) - callsBefore;
+  const daemonCpuMs = ownCpuMs(pid) - daemonCpuBefore;
+  const after = await model.stats();
+  const calls = after.calls - before.calls;
   const turns = sessions.length * prompts;
   const failedTurns = results.reduce((sum, result) => sum + result.failed, 0);
   return {
@@ -98,7 +102,9 @@ async function turnLoad(client, sessions, prompts, pid, model) {
       95,
     ),
     cpuMsPerTurn: cpuMs / turns,
+    daemonCpuMsPerTurn: daemonCpuMs / turns,
     callsPerTurn: calls / turns,
+    requestKiBPerCall: (after.requestBytes - before.requestBytes) / 1024 / calls,
     failedTurns,
     ...(failedTurns > 0 ? { turnError: results.find((result) => result.firstError)?.firstError } : {}),
   };

@@ -86,6 +86,14 @@ export function treeCpuMs(root) {
   return (ticks * 1000) / TICKS_PER_SECOND;
 }
 
+/** CPU time (user + system) used so far by the process `root` itself, its children not included, in ms. */
+export function ownCpuMs(root) {
+  const line = readProc(`/proc/${root}/stat`);
+  if (line === undefined) return NaN;
+  const fields = line.slice(line.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+
 /**
  * Memory of `root`'s tree: the sum of its processes' RSS (what the issue's targets use; pages
  * shared between processes count once per process) and of their PSS (shared pages split), in
