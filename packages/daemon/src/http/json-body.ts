@@ -1,12 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import { parseJsonBody } from '../wire/index.js';
+import { parseJsonBytes } from '../wire/index.js';
 
-/** Replaces fastify's JSON parser: malformed → 400, forbidden keys dropped, empty → undefined. */
+/**
+ * Replaces fastify's JSON parser: malformed → 400, forbidden keys dropped, empty → undefined.
+ * The body arrives as bytes, so a text with characters outside ASCII avoids Node's slow decoder
+ * (wire/json-text.ts).
+ */
 export function registerJsonBody(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
     try {
-      done(null, parseJsonBody(body as string));
+      done(null, parseJsonBytes(body as Buffer));
     } catch (error) {
       done(error as Error, undefined);
     }
