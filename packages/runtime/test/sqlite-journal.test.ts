@@ -134,6 +134,28 @@ describe('SqliteJournal', () => {
     expect(journal.recordsForCall('missing')).toEqual([]);
   });
 
+  test('text in any script, emoji and escapes is stored as the same text, found by its ids', async () => {
+    const journal = open();
+    const text = 'Änderung fertig — 改动完成 😀 "quoted" \\ \u0007 end';
+    const many = Array.from({ length: 70 }, (_, i) => request(`call-${i}`, { sessionId: 'sitzung-ä' }));
+    many[3]!.request.messages[0]!.content = text;
+    await Promise.all(many.map((record) => journal.append(record)));
+    const stored = journal.recordsForSession('sitzung-ä');
+    expect(stored).toHaveLength(70);
+    expect((stored[3] as ModelRequestRecord).request.messages[0]!.content).toBe(text);
+    const db = new Database(file, { readonly: true });
+    try {
+      const row = db
+        .prepare(
+          "SELECT typeof(body) AS kind, json_valid(body) AS valid FROM journal_records WHERE call_id = 'call-3'",
+        )
+        .get();
+      expect(row).toEqual({ kind: 'text', valid: 1 });
+    } finally {
+      db.close();
+    }
+  });
+
   test('records survive close and reopen (durability + migrations are idempotent)', async () => {
     const first = open({ synchronous: 'FULL' });
     await first.append(request('call-1'));

@@ -5,13 +5,15 @@
  * admits work. The schema was migrated by the main thread before this thread started.
  *
  * Protocol (one batch in flight at a time):
- *   in:  { type: 'commit', bodies }  bodies = the records' JSON texts, in append order
+ *   in:  { type: 'commit', bytes, ends }  the records' JSON texts in append order, as UTF-8 in
+ *        one transferred buffer; ends[i] = where record i ends
  *        { type: 'close' }
  *   out: { type: 'committed', rejected? } | { type: 'failed', message, sqliteCode } | { type: 'closed', message? }
  *        rejected = [{ index, message, sqliteCode }]: records refused alone while the rest committed
  *
  * Every other column is computed by SQLite from the body (schema version 2), so a record costs
- * the main thread one string to send and this thread one bound value.
+ * the main thread one string to encode and this thread one bound value: its bytes, which SQLite
+ * takes as the UTF-8 text they are (`CAST(? AS TEXT)`), never decoded into a JavaScript string.
  */
 import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -27,7 +29,7 @@ import Database from 'better-sqlite3';
  *   idleCheckpointMs: number;
  * }} WriterOptions
  */
-/** @typedef {{ type: 'commit'; bodies: string[] } | { type: 'close' }} WriterRequest */
+/** @typedef {{ type: 'commit'; bytes: Uint8Array; ends: number[] } | { type: 'close' }} WriterRequest */
 
 /** Rows per multi-row INSERT: one statement step binds this many bodies. */
 const ROWS_PER_INSERT = 64;
@@ -55,12 +57,21 @@ db.pragma(`journal_size_limit = ${options.walSizeLimitBytes}`);
 db.pragma('temp_store = MEMORY');
 
 const insertMany = db.prepare(
-  `INSERT INTO journal_records (body) VALUES ${Array.from({ length: ROWS_PER_INSERT }, () => '(?)').join(', ')}`,
+  `INSERT INTO journal_records (body) VALUES ${Array.from({ length: ROWS_PER_INSERT }, () => '(CAST(? AS TEXT))').join(', ')}`,
 );
-const insertOne = db.prepare('INSERT INTO journal_records (body) VALUES (?)');
+const insertOne = db.prepare('INSERT INTO journal_records (body) VALUES (CAST(? AS TEXT))');
+
+/**
+ * The records of a commit request, each a view of the transferred bytes.
+ * @param {Uint8Array} bytes @param {number[]} ends @returns {Buffer[]}
+ */
+function bodiesOf(bytes, ends) {
+  const all = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return ends.map((end, i) => all.subarray(i === 0 ? 0 : ends[i - 1], end));
+}
 
 const commitBodies = db.transaction(
-  /** @param {string[]} bodies */
+  /** @param {Buffer[]} bodies */
   (bodies) => {
     const whole = bodies.length - (bodies.length % ROWS_PER_INSERT);
     let i = 0;
@@ -70,7 +81,7 @@ const commitBodies = db.transaction(
 );
 
 const insertAlone = db.transaction(
-  /** @param {string} body */
+  /** @param {Buffer} body */
   (body) => insertOne.run(body),
 );
 
@@ -79,7 +90,7 @@ const insertAlone = db.transaction(
  * (JSON it cannot parse, a constraint) is rolled back and reported alone, the rest commits.
  */
 const commitEach = db.transaction(
-  /** @param {string[]} bodies */
+  /** @param {Buffer[]} bodies */
   (bodies) => {
     /** @type {Array<{ index: number; message: string; sqliteCode: string | undefined }>} */
     const rejected = [];
@@ -102,7 +113,7 @@ const DATABASE_LEVEL =
   /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|NOMEM|CORRUPT|NOTADB|CANTOPEN|PERM|AUTH|PROTOCOL|INTERRUPT)/;
 
 /** Commits `bodies`; returns the records refused alone (none when the batch committed whole). */
-function commit(/** @type {string[]} */ bodies) {
+function commit(/** @type {Buffer[]} */ bodies) {
   try {
     commitBodies.immediate(bodies);
     return [];
@@ -139,7 +150,7 @@ port.on(
   (request) => {
     if (request.type === 'commit') {
       try {
-        const rejected = commit(request.bodies);
+        const rejected = commit(bodiesOf(request.bytes, request.ends));
         port.postMessage(rejected.length > 0 ? { type: 'committed', rejected } : { type: 'committed' });
       } catch (error) {
         port.postMessage({ type: 'failed', ...describe(error) });
