@@ -11,7 +11,9 @@ import type {
   Usage,
 } from '../types.js';
 import { HttpCallScope, httpURL, nonEmptyEnv, transportError, unreachable } from './http-call-scope.js';
+import { jsonBytes } from '../json-bytes.js';
 import { JsonPoster, detail, httpStatusError, statusError } from './openai-http.js';
+import { eventStreamChunks } from './openai-sse.js';
 import { chunkEvents, streamingBody, stopReasonOf, toolCallsOf, usageOf, wireBody } from './openai-wire.js';
 
 type CompleteParams = OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
@@ -47,7 +49,7 @@ export class OpenAIProvider implements ModelProvider {
   readonly endpoint: string;
   private readonly client: OpenAI;
   private readonly clock: Clock;
-  /** Non-streamed calls over `node:http`; absent when a custom `fetch` was given (the SDK then). */
+  /** Calls over `node:http`; absent when a custom `fetch` was given (the SDK then). */
   private readonly poster: JsonPoster | undefined;
 
   constructor(options: OpenAIProviderOptions) {
@@ -118,11 +120,34 @@ export class OpenAIProvider implements ModelProvider {
   private async completion(body: CompleteParams, scope: HttpCallScope): Promise<OpenAI.Chat.ChatCompletion> {
     if (this.poster === undefined) return this.client.chat.completions.create(body, scope.requestOptions);
     const { signal, timeout } = scope.requestOptions;
-    const answer = await this.poster.post(JSON.stringify(body), signal, timeout);
+    const answer = await this.poster.post(jsonBytes(body), signal, timeout);
     if (answer.status < 200 || answer.status >= 300) throw httpStatusError(this.endpoint, answer);
     const completion = JSON.parse(answer.text) as OpenAI.Chat.ChatCompletion | null;
     if (completion === null || typeof completion !== 'object') throw new SyntaxError('not a completion');
     return completion;
+  }
+
+  /** A stream's chunks as the upstream sends them, over `node:http` or, with a custom `fetch`, the SDK. */
+  private async chunks(
+    body: Record<string, unknown>,
+    scope: HttpCallScope,
+  ): Promise<AsyncIterator<OpenAI.Chat.ChatCompletionChunk>> {
+    if (this.poster === undefined) {
+      const stream = await this.client.chat.completions.create(
+        body as unknown as StreamParams,
+        scope.requestOptions,
+      );
+      return stream[Symbol.asyncIterator]();
+    }
+    const { signal, timeout } = scope.requestOptions;
+    const response = await this.poster.open(jsonBytes(body), signal, timeout);
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status >= 300) {
+      const text = await this.poster.textOf(response, signal);
+      throw httpStatusError(this.endpoint, { status, headers: response.headers, text });
+    }
+    const chunks = eventStreamChunks(response, this.poster, this.endpoint, signal);
+    return chunks as AsyncIterator<OpenAI.Chat.ChatCompletionChunk>;
   }
 
   /**
@@ -138,12 +163,7 @@ export class OpenAIProvider implements ModelProvider {
     try {
       let chunks: AsyncIterator<OpenAI.Chat.ChatCompletionChunk>;
       try {
-        const body = streamingBody(request, options.model ?? this.defaultModel);
-        const stream = await this.client.chat.completions.create(
-          body as unknown as StreamParams,
-          scope.requestOptions,
-        );
-        chunks = stream[Symbol.asyncIterator]();
+        chunks = await this.chunks(streamingBody(request, options.model ?? this.defaultModel), scope);
       } catch (error) {
         throw scope.translate(error);
       }
