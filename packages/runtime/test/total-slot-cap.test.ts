@@ -176,12 +176,12 @@ test('two models of 2 slots under a total cap of 3 never run more than 3 provide
           } catch (error) {
             expect(error).toMatchObject({ code: 'model_overloaded' }); // refused at once, synchronously
           }
+        } else if (step.op === 'advance') {
+          clock.advance(step.ms);
         } else if (step.op === 'succeed') {
           const live = [...running(a.provider), ...running(b.provider)];
           live[step.pick % Math.max(1, live.length)]?.succeed();
-        } else if (step.op === 'cancel') {
-          hosts[step.pick % Math.max(1, hosts.length)]?.abort();
-        } else clock.advance(step.ms);
+        } else hosts[step.pick % Math.max(1, hosts.length)]?.abort();
         await settle();
         const runningNow = running(a.provider).length + running(b.provider).length;
         peak = Math.max(peak, runningNow);
