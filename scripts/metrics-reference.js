@@ -13,8 +13,8 @@ const target = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/referen
 const dataDir = mkdtempSync(join(tmpdir(), 'sluice-metrics-reference-'));
 const daemon = createDaemon({ dataDir, workspace: dataDir, drainTimeoutMs: 0 }, { tap: new DaemonTap() });
 try {
-  const { tap, runtime, bridge, agentPool } = daemon;
-  const registry = createMetricsRegistry({ tap, runtime, bridge, agentPool });
+  const { tap, runtime, models, bridge, agentPool } = daemon;
+  const registry = createMetricsRegistry({ tap, runtime, models, bridge, agentPool });
   writeFileSync(target, renderMetricsReference(registry.declarations()));
   console.log(`wrote ${target}`);
 } finally {

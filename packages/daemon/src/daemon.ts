@@ -186,6 +186,7 @@ function buildModels(
       journal: storage.journal,
       observerOf,
       ...(parts.capacity === undefined ? {} : { capacity: parts.capacity }),
+      maxConcurrencyTotal: config.modelMaxConcurrencyTotal,
     });
   } catch (error) {
     void storage.close().catch(() => {});

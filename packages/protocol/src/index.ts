@@ -13,6 +13,7 @@ export { DEFAULT_MAX_PENDING_PROMPTS_PER_SESSION, MAX_TIMER_MS, SSE_HEARTBEAT_MS
 export {
   MODEL_ERROR_CODES,
   type FleetCapacityReport,
+  type TotalSlotsReport,
   type ModelErrorCode,
   type ModelJobPhase,
   type ModelJobReport,

@@ -84,6 +84,19 @@ export interface ModelSchedulerSnapshot {
   jobs: ModelJobReport[];
   /** How the limits are shared with a fleet; absent on a single node. */
   fleet?: FleetCapacityReport;
+  /**
+   * The daemon-wide cap over all models' slots (`--model-max-concurrency-total`), shared by
+   * every model's scheduler; absent when there is none (docs/decisions/037).
+   */
+  totalSlots?: TotalSlotsReport;
+}
+
+/** The daemon-wide cap on model calls executing at once, over all models of the catalogue. */
+export interface TotalSlotsReport {
+  /** Slots held now, by calls of any model. */
+  used: number;
+  /** The cap. */
+  limit: number;
 }
 
 /**

@@ -93,4 +93,6 @@ export {
 export { CallIdGenerator } from './ids.js';
 export type { CapacityClaim, CapacityEvents, CapacityPort } from './scheduler/capacity-port.js';
 export { SharedScheduler, type SharedSchedulerOptions } from './scheduler/shared-scheduler.js';
+export { CappedScheduler, type CappedSchedulerOptions } from './scheduler/capped-scheduler.js';
+export { TotalSlotCap, type CapMember } from './scheduler/total-slot-cap.js';
 export type { Job } from './scheduler/job.js';

@@ -24,6 +24,11 @@ export interface GatewayCaller {
    * only these (`X-Sluice-Budget`); none when absent. docs/decisions/033.
    */
   readonly budgets?: ReadonlySet<string>;
+  /**
+   * The catalogue model the running turn's session picked, when it is not the default: a call
+   * naming the default (its process's `OPENAI_MODEL`) goes to it (docs/decisions/037).
+   */
+  readonly model?: string | undefined;
 }
 
 interface Entry {
@@ -38,6 +43,7 @@ interface RunningTurn {
   readonly promptId: string;
   readonly signal: AbortSignal;
   readonly budgetId: string | undefined;
+  readonly model: string | undefined;
 }
 
 /**
@@ -116,9 +122,16 @@ export class SessionCredentials {
    * The session's turn `promptId` runs: calls made with its credential belong to it, and are
    * charged to `budgetId` when the prompt named a durable budget, which is attached to the
    * session from now on (its calls may name it after the turn, too) until the credential ends.
+   * The turn's calls that name the default model go to `model`, the session's own, when given.
    */
-  beginTurn(sessionId: string, promptId: string, signal: AbortSignal, budgetId?: string): void {
-    this.turns.set(sessionId, { promptId, signal, budgetId });
+  beginTurn(
+    sessionId: string,
+    promptId: string,
+    signal: AbortSignal,
+    budgetId?: string,
+    model?: string,
+  ): void {
+    this.turns.set(sessionId, { promptId, signal, budgetId, model });
     if (budgetId === undefined) return;
     const attached = this.attached.get(sessionId);
     if (attached === undefined) this.attached.set(sessionId, new Set([budgetId]));
@@ -155,6 +168,7 @@ export class SessionCredentials {
       promptId: turn?.promptId,
       signal: turn?.signal,
       budgetId: turn?.budgetId,
+      model: turn?.model,
       budgets: this.attached.get(sessionId) ?? NO_BUDGETS,
     };
   }

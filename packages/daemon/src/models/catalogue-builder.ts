@@ -2,6 +2,7 @@ import {
   ModelCatalogue,
   ModelRuntime,
   SharedModelRuntime,
+  TotalSlotCap,
   type CapacityPort,
   type Job,
   type Journal,
@@ -18,6 +19,8 @@ export interface SharedModelParts {
   observerOf?: (name: string) => SchedulerObserver | undefined;
   /** A fleet's shared limits (`--fleet-redis`): one pool, so a catalogue of one model only. */
   capacity?: CapacityPort<Job>;
+  /** The daemon-wide cap on all models' executing calls (`--model-max-concurrency-total`). */
+  maxConcurrencyTotal?: number | undefined;
 }
 
 /**
@@ -58,6 +61,19 @@ export function needsLoading(specs: readonly ModelSpec[]): boolean {
   return specs.some((spec) => (PROVIDERS[spec.provider] as ProviderEntry).create === undefined);
 }
 
+/** The cap shared by every model's scheduler, when one is set; a fleet's limits take no second one. */
+function totalSlotCap(
+  limit: number | undefined,
+  capacity: CapacityPort<Job> | undefined,
+): TotalSlotCap | undefined {
+  if (limit === undefined) return undefined;
+  if (capacity !== undefined)
+    throw new ModelTableError(
+      `modelMaxConcurrencyTotal (${limit}): a fleet's shared limits (--fleet-redis) already bound its one model; remove one of the two`,
+    );
+  return new TotalSlotCap(limit);
+}
+
 /**
  * One {@link ModelRuntime} per model — its own bounded scheduler with its limits, its provider —
  * over the one journal, as a {@link ModelCatalogue}. A model without a name takes its provider's
@@ -73,6 +89,7 @@ export function buildCatalogue(
     throw new ModelTableError(
       `models: a fleet's shared limits (--fleet-redis) hold one model's pool; this catalogue has ${specs.length} models`,
     );
+  const totalSlots = totalSlotCap(shared.maxConcurrencyTotal, capacity);
   const built: ModelRuntime[] = [];
   try {
     const models = specs.map((spec, index) => {
@@ -84,6 +101,7 @@ export function buildCatalogue(
         journal,
         ...(observer === undefined ? {} : { observer }),
         scheduler: spec.limits,
+        ...(totalSlots === undefined ? {} : { totalSlots }),
       };
       const runtime =
         capacity === undefined ? new ModelRuntime(options) : new SharedModelRuntime({ ...options, capacity });

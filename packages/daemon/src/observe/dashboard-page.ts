@@ -19,7 +19,7 @@ th{color:#8b949e;font-weight:normal}.num{text-align:right;font-variant-numeric:t
 code{font-size:.9em;color:#79c0ff}.muted{color:#8b949e}#status.live{color:#3fb950}#status.down{color:#f85149}#sign-out{margin-left:auto}
 .legend span{margin-right:1em}.k-completed{color:#3fb950}.k-cancelled{color:#d29922}.k-failed{color:#f85149}.k-refused{color:#8b949e}
 svg{width:100%;height:160px;background:#0d1117;border-radius:4px}
-dl{display:grid;grid-template-columns:auto auto;gap:.1em 1em;margin:0}dd{margin:0;text-align:right;font-variant-numeric:tabular-nums}
+[hidden]{display:none!important}dl{display:grid;grid-template-columns:auto auto;gap:.1em 1em;margin:0}dd{margin:0;text-align:right;font-variant-numeric:tabular-nums}
 `;
 
 const SCRIPT = `
@@ -42,6 +42,20 @@ function renderScheduler(s) {
   bar('queue', s.queued, s.limits.maxQueued);
   bar('inflight', s.inflight, s.limits.maxInflight);
   $('phases').textContent = 'preparing ' + s.preparing + ' · executing ' + s.executing + ' · cleaning ' + s.cleaning + (s.accepting ? '' : ' · not accepting');
+}
+function renderModels(models, total) {
+  const body = $('model-rows'); body.replaceChildren();
+  for (const m of models) {
+    const tr = el('tr'); tr.dataset.testid = 'model-row'; tr.dataset.model = m.model; tr.dataset.slots = m.slots; tr.dataset.refusals = m.refusals;
+    const name = el('td'); name.append(el('code', m.model));
+    tr.append(name, el('td', m.slots + ' / ' + m.limits.maxConcurrency, 'num'), el('td', m.queued + ' / ' + m.limits.maxQueued + (m.waiting > 0 ? ' +' + m.waiting : ''), 'num'),
+      el('td', m.inflight + ' / ' + m.limits.maxInflight, 'num'), el('td', fmt(m.refusals), 'num refusals'));
+    if (!m.accepting) tr.classList.add('muted');
+    body.append(tr);
+  }
+  const cap = $('total-slots');
+  if (total === null) { cap.hidden = true; return; }
+  cap.hidden = false; bar('total-slots', total.used, total.limit);
 }
 function renderSessions(x) {
   $('session-count').textContent = fmt(x.count) + ' open · ' + fmt(x.pendingPrompts) + ' pending' + (x.maxPendingPromptsPerSession === null ? '' : ' · limit ' + x.maxPendingPromptsPerSession + ' per session');
@@ -96,7 +110,7 @@ function renderTotals(t) {
   for (const [name, value] of rows) list.append(el('dt', name), el('dd', typeof value === 'number' ? fmt(value) : value));
 }
 function render(s) {
-  renderScheduler(s.scheduler); renderSessions(s.sessions); renderRefusals(s.refusals); renderChart(s.series); renderTotals(s.totals);
+  renderScheduler(s.scheduler); renderModels(s.models, s.totalSlots); renderSessions(s.sessions); renderRefusals(s.refusals); renderChart(s.series); renderTotals(s.totals);
   $('updated').textContent = 'updated ' + time(s.at);
 }
 const status = (text, cls) => { const e = $('status'); e.textContent = text; e.className = cls; };
@@ -106,8 +120,8 @@ stream.onopen = () => status('live', 'live');
 stream.onerror = () => status(stream.readyState === EventSource.CLOSED ? 'disconnected' : 'reconnecting…', 'down');
 `;
 
-const bar = (id: string, name: string): string =>
-  `<div class="bar" id="${id}" data-testid="${id}"><span>${name}</span><div class="track"><div class="fill"></div></div><span class="count num">–</span></div>`;
+const bar = (id: string, name: string, hidden = false): string =>
+  `<div class="bar" id="${id}" data-testid="${id}"${hidden ? ' hidden' : ''}><span>${name}</span><div class="track"><div class="fill"></div></div><span class="count num">–</span></div>`;
 
 /** The dashboard page. */
 export const DASHBOARD_HTML = `<!doctype html>
@@ -116,6 +130,7 @@ export const DASHBOARD_HTML = `<!doctype html>
 <body><header><h1>Sluice</h1><span id="status">connecting…</span><span id="updated" class="muted"></span><form id="sign-out" method="post" action="/dashboard/sign-out"><button type="submit">Sign out</button></form></header>
 <main>
 <section><h2>Model scheduler</h2>${bar('slots', 'slots')}${bar('queue', 'queue')}${bar('inflight', 'in flight')}<div id="phases" class="muted"></div></section>
+<section><h2>Models</h2>${bar('total-slots', 'all models', true)}<table><thead><tr><th>model</th><th class="num">slots</th><th class="num">queue</th><th class="num">in flight</th><th class="num">refused</th></tr></thead><tbody id="model-rows"></tbody></table></section>
 <section><h2>Turns per second</h2><svg id="turn-chart" data-testid="turn-chart" viewBox="0 0 600 160" preserveAspectRatio="none" role="img" aria-label="turn outcomes per second"></svg>
 <div class="legend"><span class="k-completed">completed</span><span class="k-cancelled">cancelled</span><span class="k-failed">failed</span><span class="k-refused">refused prompts</span></div>
 <div class="muted"><span id="chart-scale"></span> · journal <span id="journal-rate" data-testid="journal-rate">–</span></div></section>

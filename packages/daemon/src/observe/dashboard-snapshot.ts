@@ -1,4 +1,5 @@
-import type { ModelLimits } from '@sluice/protocol';
+import type { ModelLimits, TotalSlotsReport } from '@sluice/protocol';
+import { modelLoads, type ModelLoad } from './dashboard-models.js';
 import type { RefusalEntry } from './recent-refusals.js';
 import { sessionLoads, type ObservedDaemon, type SessionLoad } from './observed-daemon.js';
 
@@ -53,6 +54,10 @@ export interface DashboardSnapshot {
     inflight: number;
     limits: Pick<ModelLimits, 'maxConcurrency' | 'maxQueued' | 'maxInflight'>;
   };
+  /** Each catalogue model's scheduler (issue 29), in catalogue order. */
+  models: ModelLoad[];
+  /** The daemon-wide cap over all models' slots (`--model-max-concurrency-total`); null when none. */
+  totalSlots: TotalSlotsReport | null;
   sessions: {
     count: number;
     pendingPrompts: number;
@@ -125,6 +130,7 @@ export function dashboardSnapshot(
       inflight: scheduler.inflight,
       limits: { maxConcurrency, maxQueued, maxInflight },
     },
+    ...modelLoads(source),
     sessions: {
       ...sessionLoads(source.bridge, DASHBOARD_SESSION_ROWS),
       maxPendingPromptsPerSession: source.bridge.limits.maxPendingPromptsPerSession,

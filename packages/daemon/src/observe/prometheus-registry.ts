@@ -10,7 +10,7 @@ import {
   type MetricType,
   type MetricValueWithName,
 } from 'prom-client';
-import type { ModelSchedulerSnapshot } from '@sluice/protocol';
+import type { ModelSchedulerSnapshot, TotalSlotsReport } from '@sluice/protocol';
 import type { Distribution } from './distribution.js';
 import type { LabeledCounts } from './labeled-counts.js';
 import { sessionLoads, type ObservedDaemon } from './observed-daemon.js';
@@ -269,6 +269,23 @@ function registerModelGauges(source: ObservedDaemon, gauge: Define): void {
       snapshots().flatMap(({ model, snapshot }) =>
         states.map((state) => ({ labels: { model, state }, value: snapshot[state] })),
       ),
+  );
+  // The daemon-wide cap over all models' slots: no sample without one (docs/decisions/037).
+  const total = (read: (slots: TotalSlotsReport) => number) => (): Series => {
+    const slots = snapshots()[0]?.snapshot.totalSlots;
+    return slots === undefined ? [] : [{ labels: {}, value: read(slots) }];
+  };
+  gauge(
+    'sluice_catalogue_slots_used',
+    'Slots held by model calls of all catalogue models together, under --model-max-concurrency-total.',
+    [],
+    total((slots) => slots.used),
+  );
+  gauge(
+    'sluice_catalogue_max_concurrency_total',
+    'Limit: model calls of all catalogue models executing at once (--model-max-concurrency-total).',
+    [],
+    total((slots) => slots.limit),
   );
   const limits = ['maxConcurrency', 'maxQueued', 'maxInflight'] as const;
   gauge(

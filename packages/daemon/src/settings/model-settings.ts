@@ -15,6 +15,14 @@ export const MODEL_SETTINGS = {
     defaultText: String(limits.maxConcurrency),
     help: 'model calls executing at once',
   },
+  modelMaxConcurrencyTotal: {
+    flag: '--model-max-concurrency-total <n>',
+    topic: 'model scheduler',
+    scope: 'daemon',
+    kind: int(1),
+    defaultText: 'none',
+    help: "model calls executing at once over all the catalogue's models together (docs/decisions/037); each model's own limits still apply; unset: no cap beyond them",
+  },
   modelMaxQueued: {
     flag: '--model-max-queued <n>',
     topic: 'model scheduler',

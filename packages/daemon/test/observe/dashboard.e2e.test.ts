@@ -143,6 +143,59 @@ test('the dashboard draws slots against their limit, busy sessions, prompt_queue
   }
 }, 90_000);
 
+/** Model `name`'s row, as the page draws it: its slots text and refusals counted. */
+const MODEL_ROWS = () => {
+  const row = (name: string) => document.querySelector(`[data-testid=model-row][data-model=${name}]`);
+  return row('slow')?.dataset['refusals'] === '1' && row('spare')?.dataset['refusals'] === '0';
+};
+const TOTAL_CAP = () => document.getElementById('total-slots')?.dataset['limit'] === '3';
+
+test("with two [[model]] entries the dashboard shows each model's slots, queue and in-flight calls, and a refusal on the model that refused", async () => {
+  const models = [
+    { name: 'slow', provider: 'echo', echoDelayMs: 20_000, maxConcurrency: 1, maxQueued: 0 },
+    { name: 'spare', provider: 'echo', maxConcurrency: 2 },
+  ];
+  const catalogue = await startSluice([
+    '--models',
+    JSON.stringify(models),
+    '--model-max-concurrency-total',
+    '3',
+    '--drain-timeout-ms',
+    '0',
+  ]);
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const held = new AbortController();
+  try {
+    const call = (model: string, signal?: AbortSignal) =>
+      fetch(`${catalogue.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: SECRET }] }),
+        ...(signal === undefined ? {} : { signal }),
+      });
+    const holding = call('slow', held.signal).catch(() => undefined);
+    await expect
+      .poll(async () => (await api(catalogue.url, 'GET', '/runtime/snapshot')).body.models[0].executing)
+      .toBe(1);
+    // The slow model's one slot is taken and it has no queue: the next call to it is refused.
+    expect((await call('slow')).status).toBe(429);
+    await page.goto(`${catalogue.url}/dashboard`);
+    await until(page, LIVE, 'a live stream');
+    await until(page, MODEL_ROWS, "each model's row with its refusals");
+    await until(page, TOTAL_CAP, 'the total cap');
+    const slow = page.locator('[data-testid=model-row][data-model=slow]');
+    expect(await slow.getAttribute('data-slots')).toBe('1');
+    expect(await slow.locator('td').nth(1).textContent()).toBe('1 / 1');
+    expect(await page.getByTestId('total-slots').locator('.count').textContent()).toBe('1 / 3');
+    expect(await page.content()).not.toContain(SECRET);
+    held.abort();
+    await holding;
+  } finally {
+    await page.close();
+    await catalogue.stop();
+  }
+}, 60_000);
+
 const GUARD_TOKEN = 'dashboard-test-token';
 
 /** Clicks `selector` and waits until the page it leads to has loaded (a new document, not the old one). */

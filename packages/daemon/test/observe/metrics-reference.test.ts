@@ -17,8 +17,8 @@ beforeAll(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'sluice-metrics-reference-'));
   const tap = new DaemonTap();
   daemon = createDaemon({ dataDir, workspace: dataDir, drainTimeoutMs: 0 }, { tap });
-  const { runtime, bridge, agentPool } = daemon;
-  registry = createMetricsRegistry({ tap, runtime, bridge, agentPool });
+  const { runtime, models, bridge, agentPool } = daemon;
+  registry = createMetricsRegistry({ tap, runtime, models, bridge, agentPool });
 });
 
 afterAll(async () => {

@@ -14,6 +14,8 @@ import {
 import { isoTimestamp } from '../timestamp.js';
 import type { SchedulerConfig } from '../scheduler/config.js';
 import { Scheduler, type SchedulerObserver, type SchedulerOptions } from '../scheduler/scheduler.js';
+import { CappedScheduler } from '../scheduler/capped-scheduler.js';
+import type { TotalSlotCap } from '../scheduler/total-slot-cap.js';
 import type { GenerationRequest, ModelProvider, ModelResponse } from '../types.js';
 import { CallIdGenerator } from '../ids.js';
 import { Call } from './call.js';
@@ -36,6 +38,11 @@ export interface ModelRuntimeOptions {
   reportError?: ErrorReporter;
   /** Wall clock for record timestamps and call ids, in epoch ms; default: derived from `clock`. */
   wallClockMs?: () => number;
+  /**
+   * A cap on executing calls shared with other runtimes (the daemon-wide cap over all models,
+   * docs/decisions/037): this runtime's calls take a slot of it with each of their own.
+   */
+  totalSlots?: TotalSlotCap;
 }
 
 /** The options of a call that passes none: shared, so that such a call allocates no object for them. */
@@ -107,8 +114,10 @@ export class ModelRuntime implements ModelGateway {
 
   /** The scheduler this runtime admits through; a runtime with shared limits makes its own. */
   protected createScheduler(options: SchedulerOptions, runtimeOptions: ModelRuntimeOptions): Scheduler {
-    void runtimeOptions;
-    return new Scheduler(options);
+    const totalSlots = runtimeOptions.totalSlots;
+    return totalSlots === undefined
+      ? new Scheduler(options)
+      : new CappedScheduler({ ...options, totalSlots });
   }
 
   /** Creates a budget on this runtime's clock, to share across a task's turns. */

@@ -108,7 +108,7 @@ export class Scheduler {
       if (this.jobs.size >= limits.maxInflight)
         throw new OverloadedError('InflightFull', limits.maxInflight, this.retryAfterMs(this.jobs.size));
       const queued = this.queue.size;
-      slotFree = queued === 0 && this.slotsInUse < limits.maxConcurrency;
+      slotFree = queued === 0 && this.hasSlot();
       if (!slotFree && queued >= limits.maxQueued)
         throw new OverloadedError('QueueFull', limits.maxQueued, this.retryAfterMs(queued + this.slotsInUse));
     } catch (error) {
@@ -302,7 +302,7 @@ export class Scheduler {
       }
       this.waiters.remove(job);
       // As with `admit`: the slot is told first, the request record starts after.
-      this.enter(job, this.queue.size === 0 && this.slotsInUse < this.limits.maxConcurrency, now);
+      this.enter(job, this.queue.size === 0 && this.hasSlot(), now);
       job.entered(now);
     }
   }
@@ -312,7 +312,7 @@ export class Scheduler {
     const limits = this.limits;
     if (!this.accepting || this.jobs.size >= limits.maxInflight) return false;
     const queued = this.queue.size;
-    return queued < limits.maxQueued || (queued === 0 && this.slotsInUse < limits.maxConcurrency);
+    return queued < limits.maxQueued || (queued === 0 && this.hasSlot());
   }
 
   /** `job` leaves the waiters without being admitted, for `reason`. */
@@ -323,8 +323,16 @@ export class Scheduler {
     job.turnedAway(reason);
   }
 
+  /**
+   * Whether a job could hold a slot now, queue aside: this scheduler's slots, and those of a
+   * cap shared with other schedulers (a `CappedScheduler`).
+   */
+  protected hasSlot(): boolean {
+    return this.slotsInUse < this.limits.maxConcurrency;
+  }
+
   protected grantNext(now: number): void {
-    while (this.slotsInUse < this.limits.maxConcurrency) {
+    while (this.hasSlot()) {
       const next = this.queue.dequeue();
       if (!next) return;
       this.grantSlot(next, now);

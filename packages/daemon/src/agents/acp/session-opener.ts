@@ -134,7 +134,9 @@ export class SessionOpener {
   /**
    * Asks the agent for the session's own model with ACP's (unstable) `session/set_model` when
    * its answer to `session/new` or `session/load` offered models; `model_not_switchable` when
-   * it offered none. The `_meta` key keeps qwen from saving the choice as the user's default.
+   * it offered none. The `_meta` key keeps qwen from saving the choice as the user's default. An
+   * agent that answers the switch with an error keeps the session: the gateway sends the
+   * session's calls that name the default model to the session's model (docs/decisions/037).
    */
   private async switchModel(
     proc: AgentProcess,
@@ -145,15 +147,21 @@ export class SessionOpener {
     if (link.model === undefined) return;
     const offered = (answer as { models?: { availableModels?: unknown } } | null)?.models?.availableModels;
     if (!Array.isArray(offered)) throw new ModelNotSwitchableError(link.model, proc.name);
-    await proc.bounded(
-      proc.channel.request('session/set_model', {
-        sessionId: agentSessionId,
-        modelId: link.model,
-        _meta: { [QWEN_PERSIST_DEFAULT]: false },
-      }),
-      'session/set_model',
-      this.startTimeoutMs,
-      true,
-    );
+    try {
+      await proc.bounded(
+        proc.channel.request('session/set_model', {
+          sessionId: agentSessionId,
+          modelId: link.model,
+          _meta: { [QWEN_PERSIST_DEFAULT]: false },
+        }),
+        'session/set_model',
+        this.startTimeoutMs,
+        true,
+      );
+    } catch (error) {
+      // The agent refused the name (qwen 0.24.4 switches only to models its own settings list):
+      // its calls still name its process's model, which the gateway routes to the session's.
+      if (!(error instanceof RpcError)) throw error;
+    }
   }
 }

@@ -47,7 +47,7 @@ export class TurnRunner {
     const linked = this.linkedTurn(turn, watchdog);
     link.turn = linked;
     this.parts.pool.turnStarted(proc);
-    this.parts.credentials?.beginTurn(turn.sessionId, turn.promptId, turn.signal, turn.budgetId);
+    this.parts.credentials?.beginTurn(turn.sessionId, turn.promptId, turn.signal, turn.budgetId, link.model);
     let abandon: (answer: { stopReason: string }) => void = () => {};
     const abandoned = new Promise<{ stopReason: string }>((resolve) => (abandon = resolve));
     const stopCancel = this.onAbort(proc, agentSessionId, AbortSignal.any([turn.signal, idle.signal]), () =>

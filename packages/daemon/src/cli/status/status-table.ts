@@ -21,6 +21,12 @@ export function statusText(report: StatusReport, nowMs: number): string {
     `sluice ${report.url}  ${report.health}${report.draining ? '  DRAINING' : ''}  ${report.at}`,
     `model      ${report.provider ?? '?'}/${report.model ?? '?'}  workspace ${report.workspaceCwd ?? '?'}`,
     `scheduler  ${schedulerCounts(scheduler)}`,
+    // The daemon-wide cap over all models' slots, when one is set.
+    ...(scheduler.totalSlots === undefined
+      ? []
+      : [
+          `  all models  slots ${scheduler.totalSlots.used}/${scheduler.totalSlots.limit} (--model-max-concurrency-total)`,
+        ]),
     // With a catalogue of models, each model's own slots, queue and in-flight calls.
     ...(scheduler.models ?? []).map(
       (model) => `  ${model.model} (${model.provider})  ${schedulerCounts(model)}`,

@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { type CallOptions, type ModelCatalogue, type TaskBudget } from '@sluice/runtime';
+import { type CallOptions, type CatalogueModel, type ModelCatalogue, type TaskBudget } from '@sluice/runtime';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { CodedError, clipText } from '@sluice/protocol';
 import {
@@ -78,9 +78,11 @@ function completion({ models, budgets, log }: RouteParts) {
       );
     const chat = readChatRequest(request.body);
     // An unknown model is OpenAI's 404 before anything else is looked at.
-    const model = models.get(chat.model);
+    const named = models.get(chat.model);
     // The security gate resolved a session credential already (a daemon token names no session).
     const caller = gatewayCallerOf(request);
+    const model = sessionModel(models, named, caller);
+    chat.model = model.name;
     const budget = await gatewayCallBudget(request.headers[BUDGET_HEADER], caller, budgets);
     const head: CompletionHead = { id: '', created: Math.floor(Date.now() / 1000), model: model.name };
     if (chat.stream) return streamCompletion(models, chat, { caller, budget, log }, head, reply);
@@ -184,6 +186,22 @@ export function isGatewayUrl(url: string): boolean {
  * Also lists a prompt's model calls from the journal.
  */
 export const GATEWAY_ROUTES: readonly Route[] = [models, chatCompletions, PROMPT_CALLS_ROUTE];
+
+/**
+ * The model a call goes to: the one it names, except that a session's call naming the model its
+ * agent process was given (`OPENAI_MODEL`, the catalogue's default) goes to the session's own
+ * model — an agent that could not be switched per session (qwen 0.24.4 refuses a model its
+ * settings do not list) still runs each session on its model (docs/decisions/037).
+ */
+function sessionModel(
+  models: ModelCatalogue,
+  named: CatalogueModel,
+  caller: GatewayCaller | undefined,
+): CatalogueModel {
+  const own = caller?.model;
+  if (own === undefined || named !== models.defaultModel) return named;
+  return models.get(own);
+}
 
 function callOptions(
   chat: ChatRequest,

@@ -42,6 +42,10 @@ const schedulerFields = {
 /** `GET /runtime/snapshot`: the model scheduler, live (SCH); each model's with a catalogue. */
 export const SchedulerSnapshot = z.looseObject({
   ...schedulerFields,
+  totalSlots: documented(
+    z.optional(z.object({ used: count, limit: count })),
+    "With `--model-max-concurrency-total`: the slots all models' calls hold together, and the cap (docs/decisions/037).",
+  ),
   models: documented(
     z.optional(z.array(z.looseObject({ model: z.string(), provider: z.string(), ...schedulerFields }))),
     "With more than one model (docs/models.md): each model's own scheduler, by name; the top level is the default model's.",
