@@ -24,7 +24,7 @@ async function reachable(url: string): Promise<boolean> {
   }
 }
 
-test('SIGTERM to the shell running `npm start` reaches the daemon: it drains and stops listening', async () => {
+test('`npm start` runs the daemon with its memory settings; SIGTERM to its shell drains and stops it', async () => {
   const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
     scripts: { start: string };
   };
@@ -48,6 +48,10 @@ test('SIGTERM to the shell running `npm start` reaches the daemon: it drains and
       void exited.then(() => reject(new Error(`npm start exited early: ${stderr}`)));
     });
     expect(await reachable(url)).toBe(true);
+    // The shell execs the bin, whose `#!` line execs Node in the same process: its 2 MiB nursery
+    // and two malloc arenas hold for what npm start runs (docs/decisions/030).
+    expect(readFileSync(`/proc/${npm.pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=2');
+    expect(readFileSync(`/proc/${npm.pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=2');
 
     npm.kill('SIGTERM');
     await exited;
