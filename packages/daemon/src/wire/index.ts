@@ -1,3 +1,3 @@
 export { clipStrings, mapError, type MappedError } from './error-map.js';
-export { parseJsonBody, parseJsonBytes } from './json-text.js';
+export { asciiJsonText, parseJsonBody, parseJsonBytes } from './json-text.js';
 export { DEFAULT_SSE_HEARTBEAT_MS, writeSse, type SseSource, type SseWriteOptions } from './sse-writer.js';

@@ -40,25 +40,33 @@ export function parseJsonBody(text: string): unknown {
 const NON_ASCII_RUN = /[\x80-\xff]+/g;
 
 /**
- * Parses a JSON body from its UTF-8 bytes as {@link parseJsonBody} does its text. Node's UTF-8
- * decoder takes a slow path for a whole text once it holds one character outside ASCII (80 KiB
- * of an agent's request with 25 such characters: 2.1 ms, against 0.02 ms all-ASCII); here the
- * bytes are read as latin1 (a copy) and each run of non-ASCII bytes — which only a string
- * literal may hold in valid JSON — becomes `\uXXXX` escapes of the characters it decodes to
- * (invalid sequences to U+FFFD, as the decoder does), so the parser sees an ASCII text.
+ * Parses a JSON body from its UTF-8 bytes as {@link parseJsonBody} does its text, read through
+ * {@link asciiJsonText}.
  */
 export function parseJsonBytes(body: Buffer): unknown {
-  if (isAscii(body)) return parseJsonBody(body.toString('latin1'));
   const latin1 = body.toString('latin1');
   // Checked before escaping: the escapes added below are never of an ASCII character.
   const guarded = MAY_HOLD_FORBIDDEN_KEY.test(latin1);
-  const text = latin1.replace(NON_ASCII_RUN, escapeUtf8Run);
+  const text = asciiJsonText(body, latin1);
   if (text.trim().length === 0) return undefined;
   try {
     return guarded ? JSON.parse(text, reviver) : JSON.parse(text);
   } catch {
     throw new MalformedJsonError();
   }
+}
+
+/**
+ * The text of UTF-8 JSON bytes for `JSON.parse`, in ASCII. Node's UTF-8 decoder takes a slow path
+ * for a whole text once it holds one character outside ASCII (80 KiB of an agent's request with
+ * 25 such characters: 2.1 ms, against 0.02 ms all-ASCII); here the bytes are read as latin1 (a
+ * copy) and each run of non-ASCII bytes — which only a string literal may hold in valid JSON —
+ * becomes `\uXXXX` escapes of the characters it decodes to (invalid sequences to U+FFFD, as the
+ * decoder does), so the parser sees an ASCII text and gives the same value. Throws
+ * {@link MalformedJsonError} where the bytes cannot be JSON (a backslash before such a run).
+ */
+export function asciiJsonText(bytes: Buffer, latin1 = bytes.toString('latin1')): string {
+  return isAscii(bytes) ? latin1 : latin1.replace(NON_ASCII_RUN, escapeUtf8Run);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { asciiJsonText } from '../../wire/json-text.js';
 
 /** A JSON-RPC error object (the agent's, or one we answer with). */
 export interface RpcErrorObject {
@@ -127,13 +128,10 @@ export class JsonRpcChannel {
     for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
       const piece = chunk.subarray(start, newline);
       start = newline + 1;
-      const line =
-        this.buffered.length === 0
-          ? piece.toString('utf8')
-          : Buffer.concat([...this.buffered, piece]).toString('utf8');
+      const line = this.buffered.length === 0 ? piece : Buffer.concat([...this.buffered, piece]);
       this.buffered = [];
       this.bufferedBytes = 0;
-      if (line.trim().length > 0) this.dispatch(line);
+      this.dispatch(line);
     }
     if (start < chunk.length) {
       this.buffered.push(chunk.subarray(start));
@@ -146,10 +144,11 @@ export class JsonRpcChannel {
     }
   }
 
-  private dispatch(line: string): void {
+  /** Handles one line; its bytes are read as ASCII JSON text (wire/json-text.ts: qwen's lines hold text outside ASCII). */
+  private dispatch(line: Buffer): void {
     let message: Record<string, unknown>;
     try {
-      message = JSON.parse(line) as Record<string, unknown>;
+      message = JSON.parse(asciiJsonText(line)) as Record<string, unknown>;
     } catch {
       // Agents print the odd banner on stdout; skip what is not JSON rather than fail the process.
       return;
