@@ -1,6 +1,6 @@
 import { FakeClock } from '@sluice/runtime/testing';
 import { describe, expect, test } from 'vitest';
-import { EARLY_DEATH_MS, RestartBackoff } from '../../src/agents/acp/restart-backoff.js';
+import { EARLY_DEATH_MS, MAX_HOMES, RestartBackoff } from '../../src/agents/acp/restart-backoff.js';
 
 // Issue 27: a preheated agent that dies soon after every start is restarted with growing waits,
 // not in a loop; one that lived a while is replaced at once.
@@ -53,6 +53,25 @@ describe('restarting a preheated agent after its process died', () => {
     die(100);
     clock.advance(1_000);
     expect(restarts()).toBe(4);
+  });
+
+  test('early deaths are remembered for the last 1,024 homes: the oldest one starts over at 1 s', () => {
+    const clock = new FakeClock();
+    const backoff = new RestartBackoff(clock);
+    const restarted: string[] = [];
+    const dieEarly = (home: string): void =>
+      backoff.afterDeath(home, clock.now(), () => restarted.push(home));
+    dieEarly('home-0');
+    for (let i = 1; i <= MAX_HOMES; i++) dieEarly(`home-${i}`);
+    clock.advance(1_000); // every first early death waits 1 s
+    expect(restarted).toHaveLength(MAX_HOMES + 1);
+    restarted.length = 0;
+    dieEarly('home-0'); // forgotten: a first early death again
+    dieEarly(`home-${MAX_HOMES}`); // remembered: its second in a row
+    clock.advance(1_000);
+    expect(restarted).toEqual(['home-0']);
+    clock.advance(1_000);
+    expect(restarted).toEqual(['home-0', `home-${MAX_HOMES}`]);
   });
 
   test('a shutdown drops the pending restarts', () => {

@@ -7,7 +7,7 @@ export const FIRST_RESTART_DELAY_MS = 1_000;
 /** The longest wait between starts of an agent that keeps dying early. */
 export const MAX_RESTART_DELAY_MS = 60_000;
 /** Homes (agent and workspace) whose early deaths are remembered; beyond, the oldest is forgotten. */
-const MAX_HOMES = 1_024;
+export const MAX_HOMES = 1_024;
 
 /**
  * When to start a process ahead again after one of the same agent and workspace died: at once
