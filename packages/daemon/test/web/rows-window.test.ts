@@ -1,5 +1,4 @@
 import { describe, expect, test } from 'vitest';
-import { RecentMap } from '../../web/recent-map.js';
 import { BLOCK, ROWS_PER_FRAME, blocks, nextRows, type RowRange } from '../../web/rows-window.js';
 
 // Which rows the web page draws (issue 31, long sessions): a stream's new rows at once, the
@@ -47,22 +46,5 @@ describe('issue 31: the rows a long conversation draws', () => {
     const split = blocks(items, { from: 100, to: 230 });
     expect(split.map((block) => block[0])).toEqual([100, 100 + BLOCK, 100 + 2 * BLOCK]);
     expect(split.flat()).toEqual(items.slice(100));
-  });
-});
-
-describe('issue 31: the markdown kept for rows drawn again', () => {
-  test('keeps the most recently used entries, the oldest leaving first', () => {
-    const map = new RecentMap<string, number>(2);
-    map.add('a', 1);
-    map.add('b', 2);
-    expect(map.get('a')).toBe(1); // now the most recent
-    map.add('c', 3);
-    expect(map.get('b')).toBeUndefined();
-    expect([map.get('a'), map.get('c'), map.size]).toEqual([1, 3, 2]);
-  });
-
-  test('a capacity that is not a positive integer is refused, naming it', () => {
-    expect(() => new RecentMap(0)).toThrow(/positive integer, not 0/);
-    expect(() => new RecentMap(1.5)).toThrow(/not 1.5/);
   });
 });
