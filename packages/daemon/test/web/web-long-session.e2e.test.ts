@@ -18,6 +18,8 @@ import { launchChromium, recordFrames, watchProblems } from './web-page.js';
 // 124–141 ms CPU; after it: p95 33–50 ms, and 40–44 ms.
 
 const PROMPTS = 500;
+/** Three 60 Hz frames, with room for the timer's jitter (but well short of a fourth, 66.7 ms). */
+const THREE_VSYNCS_MS = 55;
 const AT_ONCE = 4;
 const TEXT = 'Summarise the **design** of the bounded scheduler, with `code` and a list:\n\n- one\n- two';
 
@@ -100,7 +102,10 @@ describe('issue 31: a long session in Chromium', { timeout: 180_000 }, () => {
       const lagMs = shown - ends.get(last)!;
 
       expect(intervals.length).toBeGreaterThan(100);
-      expect(quantile(intervals, 0.95), `p95 of ${intervals.length} frames`).toBeLessThanOrEqual(50);
+      // Intervals come in 60 Hz vsyncs (16.7 ms each, give or take 0.2): p95 within three.
+      expect(quantile(intervals, 0.95), `p95 of ${intervals.length} frames`).toBeLessThanOrEqual(
+        THREE_VSYNCS_MS,
+      );
       expect(lagMs, 'the last message shown after the stream’s end').toBeLessThanOrEqual(2_000);
       // Every drawn answer is markdown (none left waiting for its frame), the newest ones drawn.
       await expect.poll(() => page.locator('[data-pending]').count(), { timeout: 5_000 }).toBe(0);
