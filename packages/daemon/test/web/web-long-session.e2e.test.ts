@@ -3,23 +3,31 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { api } from '../helpers/http-client.js';
 import { startSluice, type SluiceProcess } from '../helpers/sluice-process.js';
-import { traceTasks } from './page-tasks.js';
+import { traceTasks, type PageTask } from './page-tasks.js';
 import { launchChromium, recordFrames, watchProblems } from './web-page.js';
 
 // Issue 31 item 5, "long sessions stay smooth (1,000 messages)": a real Chromium follows one
 // session of the bundled daemon (the echo model) while 500 prompts, posted 4 at a time, bring
 // 1,000 messages, the answers rendered as markdown; and opens a session that has them. Frame
 // times are requestAnimationFrame intervals in the page; the work done in one go is the CPU
-// time of the page's longest main-thread task (Chromium's trace), which a loaded machine
-// stretches far less than wall time. The bounds are looser than the targets the bench shows
-// (p95 ≤ 33 ms, no frame over 100 ms, the last message within 1 s: BENCHMARKS.md, "The web
-// client") so a loaded CI machine meets them. Measured at load 4 on 2 shared cores, the page
-// before this work: p95 50–83 ms while streaming, and opening such a session ran a task of
-// 124–141 ms CPU; after it: p95 33–50 ms, and 40–44 ms.
+// time of the page's longest main-thread task (Chromium's trace). The bounds are looser than
+// the targets the bench shows (p95 ≤ 33 ms, no frame over 100 ms, the last message within 1 s:
+// BENCHMARKS.md, "The web client") so a loaded CI machine meets them; the task bound is the one
+// the page before this work failed on every run.
 
 const PROMPTS = 500;
-/** Three 60 Hz frames, with room for the timer's jitter (but well short of a fourth, 66.7 ms). */
-const THREE_VSYNCS_MS = 55;
+/**
+ * The p95 frame interval allowed: six 60 Hz frames, with room for the timer's jitter (frames
+ * come in steps of 16.7 ms). Generous: at load 6–8 on 2 shared cores this page measured 50–83
+ * ms, the one before it 100–167 ms (and 33–50 ms at load 3–5, where this page has 33–50 ms).
+ */
+const SIX_VSYNCS_MS = 105;
+/**
+ * The CPU time one main-thread task may take: the work the page does in one go, which a loaded
+ * machine stretches far less than wall time. Measured at load 4–8: this page 37–45 ms, the one
+ * before it 124–165 ms (a burst of messages, or a history, drawn in one frame).
+ */
+const TASK_CPU_MS = 75;
 const AT_ONCE = 4;
 const TEXT = 'Summarise the **design** of the bounded scheduler, with `code` and a list:\n\n- one\n- two';
 
@@ -69,6 +77,9 @@ function turnEnds(client: DaemonClient, sessionId: string, signal: AbortSignal):
   return ends;
 }
 
+/** The task that took the most CPU time. */
+const longestTask = (tasks: PageTask[]): PageTask => tasks.reduce((a, b) => (b.cpuMs > a.cpuMs ? b : a));
+
 /** Whether the conversation's last row is shown, at the bottom of its scroller. */
 async function lastRowShown(page: Page): Promise<boolean> {
   const list = await page.getByTestId('items').boundingBox();
@@ -90,6 +101,7 @@ describe('issue 31: a long session in Chromium', { timeout: 180_000 }, () => {
       await page.goto(`${sluice.url}/#${sessionId}`);
       await page.getByTestId('link').filter({ hasText: 'live' }).waitFor();
       const ends = turnEnds(client, sessionId, abort.signal);
+      const trace = await traceTasks(page);
       const frames = await recordFrames(page);
       const last = await postPrompts(sessionId, PROMPTS);
       await page.locator(`[data-testid=turn-end][data-prompt-id="${last}"]`).waitFor({
@@ -98,13 +110,14 @@ describe('issue 31: a long session in Chromium', { timeout: 180_000 }, () => {
       });
       const shown = performance.now();
       const intervals = await frames.stop();
+      const longest = longestTask(await trace.stop());
       await expect.poll(() => ends.has(last), { timeout: 10_000 }).toBe(true);
       const lagMs = shown - ends.get(last)!;
 
       expect(intervals.length).toBeGreaterThan(100);
-      // Intervals come in 60 Hz vsyncs (16.7 ms each, give or take 0.2): p95 within three.
+      expect(longest.cpuMs, `the longest task (${longest.wallMs} ms wall)`).toBeLessThanOrEqual(TASK_CPU_MS);
       expect(quantile(intervals, 0.95), `p95 of ${intervals.length} frames`).toBeLessThanOrEqual(
-        THREE_VSYNCS_MS,
+        SIX_VSYNCS_MS,
       );
       expect(lagMs, 'the last message shown after the stream’s end').toBeLessThanOrEqual(2_000);
       // Every drawn answer is markdown (none left waiting for its frame), the newest ones drawn.
@@ -147,8 +160,8 @@ describe('issue 31: a long session in Chromium', { timeout: 180_000 }, () => {
       await expect.poll(() => page.locator('[data-pending]').count(), { timeout: 10_000 }).toBe(0);
       const tasks = await trace.stop();
 
-      const longest = tasks.reduce((a, b) => (b.cpuMs > a.cpuMs ? b : a));
-      expect(longest.cpuMs, `the longest task (${longest.wallMs} ms wall)`).toBeLessThanOrEqual(75);
+      const longest = longestTask(tasks);
+      expect(longest.cpuMs, `the longest task (${longest.wallMs} ms wall)`).toBeLessThanOrEqual(TASK_CPU_MS);
       expect(await lastRowShown(page)).toBe(true);
       expect(problems).toEqual([]);
     } finally {
