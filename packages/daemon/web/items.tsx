@@ -1,18 +1,14 @@
-import { memo } from 'preact/compat';
+import { Component } from 'preact';
 import type { FileDiff, Item } from './conversation.js';
-import { renderMarkdown } from './markdown.js';
+import { Markdown } from './markdown-view.js';
 
 // How each item of a conversation is drawn. Model text goes through the markdown renderer and
-// its sanitiser; everything else is text nodes, so nothing the agent says is run.
+// its sanitiser (markdown-view.tsx); everything else is text nodes, so nothing the agent says is run.
 
 /** The handlers an item needs: a permission vote, a prompt's report. */
 export interface ItemActions {
   vote(requestId: string, optionId: string): void;
   report(promptId: string): Promise<unknown>;
-}
-
-function Markdown({ text }: { text: string }) {
-  return <div class="md" dangerouslySetInnerHTML={{ __html: renderMarkdown(text) }} />;
 }
 
 function Diff({ diff }: { diff: FileDiff }) {
@@ -134,7 +130,7 @@ function ItemView({ item, actions }: { item: Item; actions: ItemActions }) {
       return (
         <article class="msg agent" data-testid="agent-message">
           <h3 class="who">Agent</h3>
-          <Markdown text={item.text} />
+          <Markdown id={item.key} text={item.text} />
         </article>
       );
     case 'thought':
@@ -175,5 +171,46 @@ function ItemView({ item, actions }: { item: Item; actions: ItemActions }) {
   }
 }
 
-/** One item, drawn again only when its revision changes. */
-export const ItemRow = memo(ItemView, (a, b) => a.item === b.item && a.actions === b.actions);
+interface ItemRowProps {
+  item: Item;
+  actions: ItemActions;
+}
+
+/**
+ * One item, drawn again only when it changed (the conversation replaces a changed item's object).
+ * A class rather than `preact/compat`'s `memo`: compat hooks into every element the page creates.
+ */
+export class ItemRow extends Component<ItemRowProps> {
+  override shouldComponentUpdate(next: ItemRowProps): boolean {
+    return next.item !== this.props.item || next.actions !== this.props.actions;
+  }
+
+  override render() {
+    return <ItemView item={this.props.item} actions={this.props.actions} />;
+  }
+}
+
+interface ItemBlockProps {
+  items: Item[];
+  actions: ItemActions;
+}
+
+/**
+ * A run of consecutive items, compared as a whole before any of its rows: a redraw while a long
+ * session streams in visits a few blocks instead of every drawn row.
+ */
+export class ItemBlock extends Component<ItemBlockProps> {
+  override shouldComponentUpdate(next: ItemBlockProps): boolean {
+    const { items, actions } = this.props;
+    return (
+      next.actions !== actions ||
+      next.items.length !== items.length ||
+      next.items.some((item, i) => item !== items[i])
+    );
+  }
+
+  override render() {
+    const { items, actions } = this.props;
+    return items.map((item) => <ItemRow key={item.key} item={item} actions={actions} />);
+  }
+}

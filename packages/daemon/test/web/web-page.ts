@@ -77,3 +77,27 @@ export function axeSource(): string {
   const require = createRequire(import.meta.url);
   return readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 }
+
+/** What `recordFrames` uses of the page's global scope (the tests compile without the DOM library). */
+interface FramesScope {
+  requestAnimationFrame(callback: (now: number) => void): number;
+  stopFrames(): number[];
+}
+
+/** requestAnimationFrame intervals (ms) recorded in `page` from now until `stop()` returns them. */
+export async function recordFrames(page: Page): Promise<{ stop(): Promise<number[]> }> {
+  await page.evaluate(() => {
+    const scope = globalThis as unknown as FramesScope;
+    const frames: number[] = [];
+    let last = performance.now();
+    let on = true;
+    const tick = (now: number): void => {
+      frames.push(now - last);
+      last = now;
+      if (on) scope.requestAnimationFrame(tick);
+    };
+    scope.requestAnimationFrame(tick);
+    scope.stopFrames = () => ((on = false), frames);
+  });
+  return { stop: () => page.evaluate(() => (globalThis as unknown as FramesScope).stopFrames()) };
+}
