@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { asciiJsonText } from '../../wire/json-text.js';
+import { asciiJsonText } from '../../wire/index.js';
 
 /** A JSON-RPC error object (the agent's, or one we answer with). */
 export interface RpcErrorObject {
