@@ -8,6 +8,7 @@ import {
   type FakeOpenAIServer,
 } from '../../../runtime/test/helpers/fake-openai-server.js';
 import { api, openEvents, type EventStream } from '../helpers/http-client.js';
+import { UPSTREAM_KEY_ENV, upstreamModel } from '../helpers/upstream-model.js';
 import { qwenScript } from '../helpers/qwen-upstream.js';
 import { startSluice, type SluiceProcess } from '../helpers/sluice-process.js';
 import { sendPrompt, terminalOf } from './acp-helpers.js';
@@ -30,22 +31,15 @@ beforeAll(async () => {
   // qwen's own configured model is the catalogue's default, as OPENAI_MODEL tells it.
   home = createQwenHome({ model: 'model-a' });
   workspace = realpathSync(mkdtempSync(join(tmpdir(), 'sluice-qwen-models-')));
-  const model = (name: string, upstream: FakeOpenAIServer) => ({
-    name,
-    provider: 'openai',
-    model: `up-${name}`,
-    baseUrl: upstream.baseURL,
-    apiKeyEnv: 'SLUICE_TEST_UPSTREAM_KEY',
-  });
   const command = agent.map((arg) => `"${arg}"`).join(' ');
   sluice = await startSluice(
     [
       ['--workspace', workspace, '--agent', `qwen=${command}`, '--drain-timeout-ms', '0'],
-      ['--models', JSON.stringify([model('model-a', first), model('model-b', second)])],
+      ['--models', JSON.stringify([upstreamModel('model-a', first), upstreamModel('model-b', second)])],
     ].flat(),
     {
       HOME: home,
-      SLUICE_TEST_UPSTREAM_KEY: 'sk-upstream',
+      [UPSTREAM_KEY_ENV]: 'sk-upstream',
       QWEN_TELEMETRY_ENABLED: 'false',
       QWEN_DISABLE_AUTO_TITLE: '1',
     },

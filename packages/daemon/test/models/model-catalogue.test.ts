@@ -12,6 +12,7 @@ import { DaemonReader } from '../../src/cli/status/daemon-reader.js';
 import { readStatus } from '../../src/cli/status/status-report.js';
 import { statusText } from '../../src/cli/status/status-table.js';
 import { Scrape } from '../helpers/prometheus-text.js';
+import { UPSTREAM_KEY_ENV, upstreamModel } from '../helpers/upstream-model.js';
 import { DaemonTap } from '../../src/observe/index.js';
 import { startInProcess, type InProcessDaemon } from '../helpers/in-process-daemon.js';
 
@@ -28,14 +29,7 @@ async function startCatalogue(models: DaemonConfig['models']): Promise<InProcess
   return startInProcess(config, { providers, tap: new DaemonTap() });
 }
 
-const openai = (table: Record<string, unknown>, upstream: FakeOpenAIServer) => ({
-  provider: 'openai',
-  baseUrl: upstream.baseURL,
-  apiKeyEnv: 'SLUICE_TEST_UPSTREAM_KEY',
-  ...table,
-});
-
-process.env['SLUICE_TEST_UPSTREAM_KEY'] = 'sk-from-env';
+process.env[UPSTREAM_KEY_ENV] = 'sk-from-env';
 
 describe('a catalogue of two models on the OpenAI wire', () => {
   let slowUpstream: FakeOpenAIServer;
@@ -46,8 +40,8 @@ describe('a catalogue of two models on the OpenAI wire', () => {
     slowUpstream = await startFakeOpenAIServer({ reply: { hang: true } });
     fastUpstream = await startFakeOpenAIServer({ reply: { text: 'fast answer' } });
     sluice = await startCatalogue([
-      openai({ name: 'slow', model: 'up-slow', maxConcurrency: 1, maxQueued: 1 }, slowUpstream),
-      openai({ name: 'fast', model: 'up-fast', maxConcurrency: 2, aliases: ['quick'] }, fastUpstream),
+      upstreamModel('slow', slowUpstream, { maxConcurrency: 1, maxQueued: 1 }),
+      upstreamModel('fast', fastUpstream, { maxConcurrency: 2, aliases: ['quick'] }),
       { name: 'offline', provider: 'echo', echoDelayMs: 0 },
     ]);
     client = new OpenAI({ baseURL: `${sluice.url}/v1`, apiKey: 'anything', maxRetries: 0 });
@@ -182,8 +176,8 @@ describe('fallbacks', () => {
     primary = await startFakeOpenAIServer();
     backup = await startFakeOpenAIServer({ reply: { text: 'from the backup' } });
     sluice = await startCatalogue([
-      openai({ name: 'main', model: 'up-main', fallbacks: ['spare'] }, primary),
-      openai({ name: 'spare', model: 'up-spare' }, backup),
+      upstreamModel('main', primary, { fallbacks: ['spare'] }),
+      upstreamModel('spare', backup),
     ]);
     client = new OpenAI({ baseURL: `${sluice.url}/v1`, apiKey: 'anything', maxRetries: 0 });
   });

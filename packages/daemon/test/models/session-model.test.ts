@@ -10,13 +10,14 @@ import type { DaemonConfig } from '../../src/config.js';
 import { loadProviders, modelSpecs } from '../../src/models/index.js';
 import { resolveDaemonConfig } from '../../src/config.js';
 import { api, textPrompt } from '../helpers/http-client.js';
+import { UPSTREAM_KEY_ENV, upstreamModel } from '../helpers/upstream-model.js';
 import { startInProcess, type InProcessDaemon } from '../helpers/in-process-daemon.js';
 
 // Sessions pick a model (issue 29 item 4): `POST /session {"model"}` names a catalogue model
 // (or alias), the built-in chat agent calls it, the status shows it, and a session loaded after
 // a restart keeps it — two models, each calling its own fake upstream over loopback HTTP.
 
-process.env['SLUICE_TEST_UPSTREAM_KEY'] = 'sk-from-env';
+process.env[UPSTREAM_KEY_ENV] = 'sk-from-env';
 
 let home: string;
 let main: FakeOpenAIServer;
@@ -38,18 +39,10 @@ afterEach(async () => {
 
 /** A daemon over `home` (its data and workspace survive a restart) with the two models. */
 async function start(): Promise<InProcessDaemon> {
-  const upstream = (name: string, server: FakeOpenAIServer, aliases: string[] = []) => ({
-    name,
-    provider: 'openai',
-    model: `up-${name}`,
-    baseUrl: server.baseURL,
-    apiKeyEnv: 'SLUICE_TEST_UPSTREAM_KEY',
-    aliases,
-  });
   const config: DaemonConfig = {
     dataDir: home,
     workspace: home,
-    models: [upstream('main', main), upstream('other', other, ['second'])],
+    models: [upstreamModel('main', main), upstreamModel('other', other, { aliases: ['second'] })],
   };
   const providers = await loadProviders(modelSpecs(resolveDaemonConfig(config)), () => {});
   return startInProcess(config, { providers });

@@ -11,6 +11,7 @@ import { statusText } from '../../src/cli/status/status-table.js';
 import { loadProviders, modelSpecs } from '../../src/models/index.js';
 import { DaemonTap } from '../../src/observe/index.js';
 import { Scrape } from '../helpers/prometheus-text.js';
+import { UPSTREAM_KEY_ENV, upstreamModel } from '../helpers/upstream-model.js';
 import { startInProcess, type InProcessDaemon } from '../helpers/in-process-daemon.js';
 
 // Issue 29 item 1 (docs/decisions/037): `--model-max-concurrency-total` caps all the catalogue's
@@ -18,7 +19,7 @@ import { startInProcess, type InProcessDaemon } from '../helpers/in-process-daem
 // loopback, a total cap of 3: the fourth call waits in its model's queue, and the operator sees
 // the cap's use in the snapshot, `sluice status` and `/metrics`.
 
-process.env['SLUICE_TEST_UPSTREAM_KEY'] = 'sk-from-env';
+process.env[UPSTREAM_KEY_ENV] = 'sk-from-env';
 
 let upstreamA: FakeOpenAIServer;
 let upstreamB: FakeOpenAIServer;
@@ -28,15 +29,8 @@ let client: OpenAI;
 beforeAll(async () => {
   upstreamA = await startFakeOpenAIServer({ reply: { hang: true } });
   upstreamB = await startFakeOpenAIServer({ reply: { hang: true } });
-  const model = (name: string, upstream: FakeOpenAIServer) => ({
-    name,
-    provider: 'openai',
-    model: `up-${name}`,
-    baseUrl: upstream.baseURL,
-    apiKeyEnv: 'SLUICE_TEST_UPSTREAM_KEY',
-    maxConcurrency: 2,
-    maxQueued: 2,
-  });
+  const model = (name: string, upstream: FakeOpenAIServer) =>
+    upstreamModel(name, upstream, { maxConcurrency: 2, maxQueued: 2 });
   const config: DaemonConfig = {
     models: [model('a', upstreamA), model('b', upstreamB)],
     modelMaxConcurrencyTotal: 3,

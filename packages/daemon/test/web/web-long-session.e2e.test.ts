@@ -1,5 +1,5 @@
 import { DaemonClient } from '@sluice/sdk';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { api } from '../helpers/http-client.js';
 import { startSluice, type SluiceProcess } from '../helpers/sluice-process.js';
@@ -77,6 +77,20 @@ function turnEnds(client: DaemonClient, sessionId: string, signal: AbortSignal):
   return ends;
 }
 
+/** A new session, a client of it, a desktop-sized browser context and the abort for the test's streams. */
+async function freshSession(): Promise<{
+  client: DaemonClient;
+  sessionId: string;
+  context: BrowserContext;
+  abort: AbortController;
+}> {
+  const client = new DaemonClient({ baseUrl: sluice.url });
+  const { sessionId } = (await api(sluice.url, 'POST', '/session', { body: { sessionScope: 'thread' } }))
+    .body;
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  return { client, sessionId, context, abort: new AbortController() };
+}
+
 /** The task that took the most CPU time. */
 const longestTask = (tasks: PageTask[]): PageTask => tasks.reduce((a, b) => (b.cpuMs > a.cpuMs ? b : a));
 
@@ -90,11 +104,7 @@ async function lastRowShown(page: Page): Promise<boolean> {
 
 describe('issue 31: a long session in Chromium', { timeout: 180_000 }, () => {
   test('while 1,000 messages stream in, frames stay short and the page keeps up with the stream', async () => {
-    const client = new DaemonClient({ baseUrl: sluice.url });
-    const { sessionId } = (await api(sluice.url, 'POST', '/session', { body: { sessionScope: 'thread' } }))
-      .body;
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const abort = new AbortController();
+    const { client, sessionId, context, abort } = await freshSession();
     try {
       const page = await context.newPage();
       const problems = watchProblems(page);
@@ -139,11 +149,7 @@ describe('issue 31: a long session in Chromium', { timeout: 180_000 }, () => {
   });
 
   test('opening a session of 1,000 messages draws the newest first, with no long task', async () => {
-    const client = new DaemonClient({ baseUrl: sluice.url });
-    const { sessionId } = (await api(sluice.url, 'POST', '/session', { body: { sessionScope: 'thread' } }))
-      .body;
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const abort = new AbortController();
+    const { client, sessionId, context, abort } = await freshSession();
     try {
       const ends = turnEnds(client, sessionId, abort.signal);
       const last = await postPrompts(sessionId, PROMPTS);
