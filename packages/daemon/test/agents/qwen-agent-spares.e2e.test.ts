@@ -46,6 +46,8 @@ async function spares(): Promise<number> {
 
 test('a create adopts a spare qwen session: it sees qwen’s commands once and its first prompt completes', async () => {
   await expect.poll(spares, { timeout: 60_000, interval: 200 }).toBe(2);
+  const metrics = (await api(sluice.url, 'GET', '/metrics')).text;
+  expect(metrics).toMatch(/^sluice_agent_process_spare_sessions\{[^}]*\} 2$/m);
   const session = await openSession(sluice.url);
   expect(await spares()).toBeLessThan(2);
 
