@@ -287,13 +287,19 @@ export class AcpAgentPool implements Agent {
     if (link.credential !== undefined) this.credentials?.revoke(sessionId);
     const proc = link.process;
     link.process = undefined;
-    if (proc === undefined) return;
-    if (link.agentSessionId !== undefined) {
-      this.byProcess.get(proc)?.delete(link.agentSessionId);
-      if (proc.credentialKey !== undefined)
-        this.credentials?.unbindAgentSession(proc.credentialKey, link.agentSessionId);
+    this.unregister(link);
+    if (proc !== undefined) this.pool.sessionLeft(proc, sessionId);
+  }
+
+  /** Forgets the agent session of `link`, also one registered before its open failed (an adopted spare). */
+  private unregister(link: SessionLink): void {
+    const id = link.agentSessionId;
+    if (id === undefined) return;
+    for (const [proc, sessions] of this.byProcess) {
+      if (sessions.get(id) !== link) continue;
+      sessions.delete(id);
+      if (proc.credentialKey !== undefined) this.credentials?.unbindAgentSession(proc.credentialKey, id);
     }
-    this.pool.sessionLeft(proc, sessionId);
   }
 
   /** Ends every agent process (daemon shutdown); their sessions are not told they died. */

@@ -66,7 +66,8 @@ const keyOf = (agent: string, workspace: string): string => `${agent}\u0000${wor
  * (`AgentCapacityError`). At `maxProcesses` a new process takes the place of the longest-idle
  * one, or is refused with `AgentPoolExhaustedError`. With `preheat`, one process per agent and
  * workspace stays started and the next starts when the ones in use are three quarters full.
- * A process idle for `idleTimeoutMs` is retired. See docs/decisions/030.
+ * A process idle for `idleTimeoutMs` is retired. An idle shared process keeps `spareSessions`
+ * agent sessions opened ahead for creates to adopt ({@link SpareSessions}). See docs/decisions/030.
  */
 export class ProcessPool {
   readonly processes = new Set<AgentProcess>();
