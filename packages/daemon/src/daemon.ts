@@ -10,10 +10,11 @@ import {
   type ModelProvider,
   type PruneBatch,
   type SchedulerObserver,
+  type Clock,
 } from '@sluice/runtime';
 import { AcpAgentPool, ChatAgent, type AgentLog, type ChatAgentOptions } from './agents/index.js';
 import { ModelTableError, buildCatalogue, createProviders, modelSpecs } from './models/index.js';
-import { SECRET_VARIABLES } from './settings/index.js';
+import { withoutSecrets } from './settings/index.js';
 import { DurableBudgets, MemoryBudgetStore, type BudgetStore } from './budgets/index.js';
 import {
   DaemonConfigError,
@@ -45,6 +46,8 @@ export interface DaemonParts {
   gatewayUrl?: () => string | undefined;
   /** Where external agents' stderr and process events go. */
   agentLog?: AgentLog;
+  /** The external agents' pool's clock (idle, liveness and spare timers); the system's when absent. */
+  agentClock?: Clock;
   /** Told of every model call's admission, refusal, slot and end (SCH-11). */
   schedulerObserver?: SchedulerObserver;
   /** Told after a journal retention pass deleted calls (`journalRetentionDays`). */
@@ -282,6 +285,7 @@ function buildAgentPool(
   return new AcpAgentPool({
     agents: config.agents,
     sessionsPerProcess: config.agentSessionsPerProcess,
+    spareSessions: config.agentSpareSessions,
     maxProcesses: config.agentMaxProcesses,
     idleTimeoutMs: config.agentIdleTimeoutMs,
     livenessTimeoutMs: config.agentLivenessTimeoutMs,
@@ -295,19 +299,13 @@ function buildAgentPool(
     ...(config.agentMemoryBudgetMb === undefined ? {} : { memoryBudgetMb: config.agentMemoryBudgetMb }),
     workspace: config.workspace,
     // The daemon's own credentials (its token, fleet URLs) are not the agents' to read.
-    env: withoutVariables(process.env, SECRET_VARIABLES),
+    env: withoutSecrets(process.env),
     credentials,
     gatewayModel: models.defaultModel.name,
     ...(parts.gatewayUrl === undefined ? {} : { gatewayUrl: parts.gatewayUrl }),
     ...(parts.agentLog === undefined ? {} : { log: parts.agentLog }),
+    ...(parts.agentClock === undefined ? {} : { clock: parts.agentClock }),
   });
-}
-
-/** `env` without the variables `names`. */
-function withoutVariables(env: NodeJS.ProcessEnv, names: readonly string[]): NodeJS.ProcessEnv {
-  const kept = { ...env };
-  for (const name of names) delete kept[name];
-  return kept;
 }
 
 /** Resolves once no prompt is pending, or after `timeoutMs`. */

@@ -32,6 +32,12 @@ export function registerAgentGauges(report: () => AgentPoolReport | undefined, g
     perProcess((p) => p.sessions),
   );
   gauge(
+    'sluice_agent_process_spare_sessions',
+    'Agent sessions each agent process opened ahead, ready for creates to adopt (--agent-spare-sessions).',
+    ['pid', 'agent'],
+    perProcess((p) => p.spares),
+  );
+  gauge(
     'sluice_agent_process_rss_bytes',
     "Resident memory of each agent process's tree.",
     ['pid', 'agent'],

@@ -20,6 +20,14 @@ export const AGENT_SETTINGS = {
     default: defaults.DEFAULT_AGENT_SESSIONS_PER_PROCESS,
     help: 'sessions one agent process hosts',
   },
+  agentSpareSessions: {
+    flag: '--agent-spare-sessions <n>',
+    topic: 'agents',
+    scope: 'daemon',
+    kind: int(0, { max: 1_024 }),
+    default: defaults.DEFAULT_AGENT_SPARE_SESSIONS,
+    help: 'agent sessions each shared agent process opens ahead while idle, so that creating a session does not wait for the agent; 0 = none',
+  },
   agentMaxProcesses: {
     flag: '--agent-max-processes <n>',
     topic: 'agents',

@@ -2,6 +2,7 @@ export {
   SETTINGS,
   SETTING_ENTRIES,
   SECRET_VARIABLES,
+  withoutSecrets,
   type CommandOptions,
   type DaemonSettings,
   type DefaultedSetting,

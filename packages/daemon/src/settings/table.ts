@@ -63,3 +63,10 @@ export const SETTING_ENTRIES = Object.entries(SETTINGS) as Array<[string, Settin
 export const SECRET_VARIABLES: readonly string[] = SETTING_ENTRIES.flatMap(([, setting]) =>
   setting.secret === true ? variableNames(setting) : [],
 );
+
+/** `env` without the {@link SECRET_VARIABLES}: what an agent process may see. */
+export function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const kept = { ...env };
+  for (const name of SECRET_VARIABLES) delete kept[name];
+  return kept;
+}

@@ -13,6 +13,7 @@ import {
   DEFAULT_AGENT_LIVENESS_TIMEOUT_MS,
   DEFAULT_AGENT_MAX_PROCESSES,
   DEFAULT_AGENT_SESSIONS_PER_PROCESS,
+  DEFAULT_AGENT_SPARE_SESSIONS,
   DEFAULT_AGENT_START_TIMEOUT_MS,
   DEFAULT_AGENT_TURN_IDLE_TIMEOUT_MS,
 } from '../../defaults.js';
@@ -46,6 +47,8 @@ export interface AcpAgentPoolOptions {
   workspace?: string;
   /** Start processes before sessions need them (sharing only); default true. */
   preheat?: boolean;
+  /** Ready agent sessions each shared process keeps for creates to adopt (docs/decisions/030); 0 = none. */
+  spareSessions?: number;
   /** A process without a running turn is retired after this long; default 5 minutes. */
   idleTimeoutMs?: number;
   /** A liveness probe unanswered this long kills the process; default 30 s. */
@@ -135,6 +138,12 @@ export class AcpAgentPool implements Agent {
       maxProcesses: positiveInteger('maxProcesses', options.maxProcesses ?? DEFAULT_AGENT_MAX_PROCESSES),
       memoryBudgetBytes: memoryBudgetBytes(options.memoryBudgetMb),
       preheat: options.preheat ?? true,
+      spareSessions: integerInRange(
+        'spareSessions',
+        options.spareSessions ?? DEFAULT_AGENT_SPARE_SESSIONS,
+        0,
+        1_024,
+      ),
       idleTimeoutMs: integerInRange(
         'idleTimeoutMs',
         options.idleTimeoutMs ?? DEFAULT_AGENT_IDLE_TIMEOUT_MS,
@@ -158,12 +167,22 @@ export class AcpAgentPool implements Agent {
       handlers: (proc) => ({
         onRequest: (method, params) => answerAgentRequest((id) => this.linkOf(proc(), id), method, params),
         onNotification: (method, params) =>
-          relayNotification((id) => this.linkOf(proc(), id), this.host, method, params),
+          relayNotification(
+            (id) => this.linkOf(proc(), id),
+            this.host,
+            method,
+            params,
+            (id, update) => this.pool.spares.hold(proc(), id, update),
+          ),
       }),
       onDeath: (proc, cause) => this.onDeath(proc, cause),
     });
     this.opener = new SessionOpener(this.pool, startTimeoutMs, (proc, link) => this.register(proc, link));
-    this.turns = new TurnRunner({
+    this.turns = this.turnRunner(options, clock);
+  }
+
+  private turnRunner(options: AcpAgentPoolOptions, clock: Clock): TurnRunner {
+    return new TurnRunner({
       pool: this.pool,
       clock,
       cancelGraceMs: integerInRange(
@@ -225,6 +244,23 @@ export class AcpAgentPool implements Agent {
       this.sessionClosed(start.sessionId);
       throw error;
     }
+    // An adopted spare's updates: published once the session is live (after this returns).
+    if (link.held !== undefined) setImmediate(() => this.publishHeld(link));
+  }
+
+  /** Publishes what the agent sent for an adopted spare, in order, before anything newer. */
+  private publishHeld(link: SessionLink): void {
+    const held = link.held;
+    link.held = undefined;
+    if (held === undefined || this.links.get(link.sessionId) !== link) return;
+    if (held.dropped > 0)
+      this.log.warn(
+        { agent: link.agent.name, dropped: held.dropped },
+        'spare session updates over the bound',
+      );
+    const lookup = (): SessionLink => link;
+    for (const update of held.updates)
+      relayNotification(lookup, this.host, 'session/update', { sessionId: link.agentSessionId, update });
   }
 
   async runTurn(turn: AgentTurn): Promise<TurnResult> {
@@ -251,13 +287,19 @@ export class AcpAgentPool implements Agent {
     if (link.credential !== undefined) this.credentials?.revoke(sessionId);
     const proc = link.process;
     link.process = undefined;
-    if (proc === undefined) return;
-    if (link.agentSessionId !== undefined) {
-      this.byProcess.get(proc)?.delete(link.agentSessionId);
-      if (proc.credentialKey !== undefined)
-        this.credentials?.unbindAgentSession(proc.credentialKey, link.agentSessionId);
+    this.unregister(link);
+    if (proc !== undefined) this.pool.sessionLeft(proc, sessionId);
+  }
+
+  /** Forgets the agent session of `link`, also one registered before its open failed (an adopted spare). */
+  private unregister(link: SessionLink): void {
+    const id = link.agentSessionId;
+    if (id === undefined) return;
+    for (const [proc, sessions] of this.byProcess) {
+      if (sessions.get(id) !== link) continue;
+      sessions.delete(id);
+      if (proc.credentialKey !== undefined) this.credentials?.unbindAgentSession(proc.credentialKey, id);
     }
-    this.pool.sessionLeft(proc, sessionId);
   }
 
   /** Ends every agent process (daemon shutdown); their sessions are not told they died. */
@@ -281,6 +323,7 @@ export class AcpAgentPool implements Agent {
       turn: undefined,
       model: undefined,
       credential: undefined,
+      held: undefined,
     };
     if (this.perSessionCredentials) link.credential = this.credentials!.issue(sessionId);
     this.links.set(sessionId, link);

@@ -62,20 +62,30 @@ export async function answerAgentRequest(lookup: LinkLookup, method: string, raw
  * Relays a `session/update` notification exactly as the agent sent it: into the running turn
  * (whose answer text it accumulates), or, outside a turn, onto the session's stream as a
  * `session_update` without a prompt id. Updates of a `session/load` replay are dropped (the
- * session's clients have that history already).
+ * session's clients have that history already); an adopted spare's wait in `link.held`; one
+ * naming no session goes to `unclaimed` (a spare agent session's, docs/decisions/030).
  */
 export function relayNotification(
   lookup: LinkLookup,
   host: AgentHost | undefined,
   method: string,
   raw: unknown,
+  unclaimed?: (agentSessionId: unknown, update: SessionUpdate) => void,
 ): void {
   if (method !== 'session/update' || typeof raw !== 'object' || raw === null) return;
   const params = raw as Record<string, unknown>;
-  const link = lookup(params['sessionId']);
   const update = params['update'] as SessionUpdate | undefined;
-  if (link === undefined || typeof update !== 'object' || update === null) return;
-  if (typeof update.sessionUpdate !== 'string' || link.loading) return;
+  if (typeof update !== 'object' || update === null || typeof update.sessionUpdate !== 'string') return;
+  const link = lookup(params['sessionId']);
+  if (link === undefined) {
+    unclaimed?.(params['sessionId'], update);
+    return;
+  }
+  if (link.loading) return;
+  if (link.held !== undefined) {
+    link.held.add(update);
+    return;
+  }
   const turn = link.turn;
   if (turn === undefined) {
     host?.publish(link.sessionId, { type: 'session_update', data: { sessionId: link.sessionId, update } });

@@ -8,6 +8,8 @@ export interface AgentProcessReport {
   /** Sessions open in it, and being opened. */
   sessions: number;
   opening: number;
+  /** Agent sessions opened ahead, ready for creates to adopt (docs/decisions/030). */
+  spares: number;
   runningTurns: number;
   /** Resident memory of its whole process tree, measured at most a second ago. */
   rssBytes: number;
@@ -32,6 +34,7 @@ export function describePool(pool: ProcessPool): AgentPoolReport {
     workspace: pool.workspaceOf(proc),
     sessions: proc.sessions.size,
     opening: proc.opening,
+    spares: pool.spares.readyIn(proc),
     runningTurns: proc.runningTurns,
     rssBytes: pool.memory.rssOf(proc),
     ready: proc.info !== undefined,

@@ -7,6 +7,7 @@ import { AgentCapacityError, AgentPoolExhaustedError, type AgentError } from './
 import { ProcessMemory } from './process-memory-meter.js';
 import type { SessionLink } from './session-link.js';
 import { RestartBackoff } from './restart-backoff.js';
+import { SpareSessions } from './spare-sessions.js';
 
 /** The gateway credentials an agent pool issues and scopes to turns. */
 export type GatewayCredentials = Pick<
@@ -25,6 +26,8 @@ export interface ProcessPoolOptions {
   readonly memoryBudgetBytes: number;
   /** Keep one started process per agent and workspace, and start the next before it is needed. */
   readonly preheat: boolean;
+  /** Ready agent sessions each shared process keeps for creates to adopt; 0 = none. */
+  readonly spareSessions: number;
   readonly idleTimeoutMs: number;
   readonly livenessTimeoutMs: number;
   /** Bound of `initialize` (a cold start of a real agent takes seconds). */
@@ -63,11 +66,14 @@ const keyOf = (agent: string, workspace: string): string => `${agent}\u0000${wor
  * (`AgentCapacityError`). At `maxProcesses` a new process takes the place of the longest-idle
  * one, or is refused with `AgentPoolExhaustedError`. With `preheat`, one process per agent and
  * workspace stays started and the next starts when the ones in use are three quarters full.
- * A process idle for `idleTimeoutMs` is retired. See docs/decisions/030.
+ * A process idle for `idleTimeoutMs` is retired. An idle shared process keeps `spareSessions`
+ * agent sessions opened ahead for creates to adopt ({@link SpareSessions}). See docs/decisions/030.
  */
 export class ProcessPool {
   readonly processes = new Set<AgentProcess>();
   readonly memory: ProcessMemory;
+  /** Agent sessions made ahead in idle shared processes (docs/decisions/030, spares). */
+  readonly spares: SpareSessions;
   private readonly ready = new Map<AgentProcess, Promise<unknown>>();
   private readonly homes = new Map<AgentProcess, Started>();
   private readonly idleTimers = new Map<AgentProcess, TimerHandle>();
@@ -81,6 +87,18 @@ export class ProcessPool {
   constructor(private readonly options: ProcessPoolOptions) {
     this.memory = new ProcessMemory(options.clock);
     this.restarts = new RestartBackoff(options.clock);
+    this.spares = new SpareSessions({
+      count: this.shares ? options.spareSessions : 0,
+      clock: options.clock,
+      log: options.log,
+      startTimeoutMs: options.startTimeoutMs,
+      canAdd: (proc, extra) =>
+        proc.dead === undefined &&
+        proc.info !== undefined &&
+        this.isIdle(proc) &&
+        this.load(proc) + extra < options.sessionsPerProcess,
+      cwdOf: (proc) => this.workspaceOf(proc),
+    });
   }
 
   /**
@@ -158,6 +176,7 @@ export class ProcessPool {
     const home = this.homes.get(proc);
     this.homes.delete(proc);
     this.disarmIdle(proc);
+    this.spares.forget(proc);
     if (proc.credentialKey !== undefined) this.options.credentials?.revoke(proc.credentialKey);
     // A started process of its agent and workspace died: start the next one ahead (not after a
     // failed start, which would only fail again: the next create reports it), backing off when
@@ -306,7 +325,9 @@ export class ProcessPool {
 
   private touch(proc: AgentProcess): void {
     proc.lastActiveAt = this.options.clock.now();
-    if (this.isIdle(proc) && proc.dead === undefined) this.armIdle(proc);
+    if (!this.isIdle(proc) || proc.dead !== undefined) return;
+    this.armIdle(proc);
+    this.spares.idle(proc);
   }
 
   private armIdle(proc: AgentProcess): void {
@@ -319,6 +340,7 @@ export class ProcessPool {
   }
 
   private disarmIdle(proc: AgentProcess): void {
+    this.spares.busy(proc);
     const timer = this.idleTimers.get(proc);
     if (timer === undefined) return;
     this.options.clock.clearTimer(timer);

@@ -7,6 +7,7 @@ import type {
 } from '../../sessions/index.js';
 import type { AgentProcess } from './agent-process.js';
 import type { AgentCommand } from './command-line.js';
+import type { HeldUpdates } from './spare-sessions.js';
 
 /** The turn a session is running in its agent process. */
 export interface LinkedTurn {
@@ -43,6 +44,11 @@ export interface SessionLink {
   model: string | undefined;
   /** The per-session gateway credential in its process's env (`sessionsPerProcess` = 1). */
   credential: string | undefined;
+  /**
+   * It adopted a spare agent session: what the agent sent for it so far, and after, until the
+   * session is live and they are published in order (docs/decisions/030, spares).
+   */
+  held: HeldUpdates | undefined;
 }
 
 /** Longest history replayed into a fresh agent session, in characters (the newest part is kept). */

@@ -3,6 +3,7 @@ import { AgentUnavailableError, AgentUnresponsiveError, ModelNotSwitchableError 
 import { RpcError } from './json-rpc-channel.js';
 import type { ProcessPool } from './process-pool.js';
 import type { SessionLink } from './session-link.js';
+import type { Spare } from './spare-sessions.js';
 
 /** The JSON-RPC code of ACP's "authentication required" error. */
 const AUTH_REQUIRED = -32000;
@@ -43,7 +44,7 @@ export class SessionOpener {
 
   /** Opens a session being created; any failure but a full pool is `agent_unavailable`. */
   async openAtCreate(link: SessionLink): Promise<void> {
-    link.opening = this.open(link);
+    link.opening = this.open(link, true);
     try {
       await link.opening;
     } finally {
@@ -71,10 +72,12 @@ export class SessionOpener {
     }
   }
 
-  private async open(link: SessionLink): Promise<void> {
+  private async open(link: SessionLink, atCreate = false): Promise<void> {
     const proc = await this.pool.acquire(link);
     try {
-      await this.openIn(proc, link);
+      const spare = atCreate && !link.reopen ? this.pool.spares.take(proc, link.cwd) : undefined;
+      if (spare === undefined) await this.openIn(proc, link);
+      else await this.adopt(proc, link, spare);
       if (proc.dead !== undefined) throw proc.dead;
       link.process = proc;
       link.reopen = false;
@@ -96,6 +99,17 @@ export class SessionOpener {
     if (error instanceof RpcError && error.rpcCode === AUTH_REQUIRED) return 'it requires authentication';
     if (proc.dead !== undefined) return 'its process ended while opening the session';
     return 'session/new failed';
+  }
+
+  /**
+   * Takes a spare agent session in place of `session/new`: registered at once, its held updates
+   * (and any newer) wait in `link.held` until the session is live; the model switch still runs.
+   */
+  private async adopt(proc: AgentProcess, link: SessionLink, spare: Spare): Promise<void> {
+    link.agentSessionId = spare.agentSessionId;
+    link.held = spare.held;
+    this.register(proc, link);
+    await this.switchModel(proc, link, spare.agentSessionId, spare.answer);
   }
 
   private async openIn(proc: AgentProcess, link: SessionLink): Promise<void> {

@@ -88,18 +88,19 @@ export function statusText(report: StatusReport, nowMs: number): string {
   return lines.join('\n') + '\n';
 }
 
-/** The agent processes: memory against the budget, and sessions, turns and RSS of each. */
+/** The agent processes: memory against the budget, and sessions, spares, turns and RSS of each. */
 function agentLines(agents: AgentPoolReport | undefined): string[] {
   if (agents === undefined || agents.processes.length === 0) return [];
   return [
     '',
     `agents     memory ${mib(agents.rssBytes)} / ${mib(agents.memoryBudgetBytes)} MiB`,
     ...table(
-      ['AGENT PID', 'AGENT', 'SESSIONS', 'TURNS', 'RSS MIB'],
+      ['AGENT PID', 'AGENT', 'SESSIONS', 'SPARES', 'TURNS', 'RSS MIB'],
       agents.processes.map((p) => [
         String(p.pid ?? '-'),
         p.agent,
         `${p.sessions}/${agents.sessionsPerProcess}`,
+        String(p.spares),
         String(p.runningTurns),
         mib(p.rssBytes),
       ]),
