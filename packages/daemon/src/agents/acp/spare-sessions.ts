@@ -84,14 +84,18 @@ export class SpareSessions {
     return this.byProcess.get(proc)?.ready.length ?? 0;
   }
 
-  /** `proc` became idle: a spare is made after the quiet period if it has fewer than `count`. */
-  idle(proc: AgentProcess): void {
+  /**
+   * `proc` became idle: a spare is made after `quietMs` (the quiet period after a create or a
+   * turn; none after another spare, so a process refills its spares back to back) if it has
+   * fewer than `count`.
+   */
+  idle(proc: AgentProcess, quietMs = SPARE_QUIET_MS): void {
     if (this.policy.count === 0) return;
     const state = this.stateOf(proc);
     if (state.timer !== undefined || state.making !== undefined) return;
     if (state.ready.length >= this.policy.count) return;
     const { clock } = this.policy;
-    const delay = Math.max(SPARE_QUIET_MS, state.notBefore - clock.now());
+    const delay = Math.max(quietMs, state.notBefore - clock.now());
     state.timer = clock.setTimer(() => {
       state.timer = undefined;
       this.make(proc, state);
@@ -164,7 +168,7 @@ export class SpareSessions {
       .finally(() => {
         state.making = undefined;
         if (this.byProcess.get(proc) === state && this.policy.canAdd(proc, this.countOf(proc)))
-          this.idle(proc);
+          this.idle(proc, 0);
       });
   }
 
