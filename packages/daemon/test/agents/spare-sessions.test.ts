@@ -147,6 +147,17 @@ describe('spare agent sessions', () => {
     a.stream.close();
   });
 
+  test('without a spare, what the agent sends right after session/new still reaches the new session', async () => {
+    await start(0, ['--commands']);
+    const a = await openSession(d!.url);
+    const name = `cmd-sess-${calls('initialize')[0]!.pid}-1`;
+    const replay = await openEvents(d!.url, a.sessionId, { headers: { 'Last-Event-ID': '0' } });
+    const update = await replay.waitFor((f) => f.event === 'session_update', 5_000);
+    replay.close();
+    expect(update.data.data.update.availableCommands?.[0]?.name).toBe(name);
+    a.stream.close();
+  });
+
   test('a crash of the process drops its spares; the next create works', async () => {
     await start(2);
     await replenish(2);
