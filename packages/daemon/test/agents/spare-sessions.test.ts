@@ -147,8 +147,8 @@ describe('spare agent sessions', () => {
     a.stream.close();
   });
 
-  test('without a spare, what the agent sends right after session/new still reaches the new session', async () => {
-    await start(0, ['--commands']);
+  test('without a spare, what the agent sends for a new session before its answer still reaches it', async () => {
+    await start(0, ['--commands-before-answer']);
     const a = await openSession(d!.url);
     const name = `cmd-sess-${calls('initialize')[0]!.pid}-1`;
     const replay = await openEvents(d!.url, a.sessionId, { headers: { 'Last-Event-ID': '0' } });

@@ -3,7 +3,7 @@ import { AgentUnavailableError, AgentUnresponsiveError, ModelNotSwitchableError 
 import { RpcError } from './json-rpc-channel.js';
 import type { ProcessPool } from './process-pool.js';
 import type { SessionLink } from './session-link.js';
-import type { Spare } from './spare-sessions.js';
+import { HeldUpdates, type Spare } from './spare-sessions.js';
 
 /** The JSON-RPC code of ACP's "authentication required" error. */
 const AUTH_REQUIRED = -32000;
@@ -76,7 +76,7 @@ export class SessionOpener {
     const proc = await this.pool.acquire(link);
     try {
       const spare = atCreate && !link.reopen ? this.pool.spares.take(proc, link.cwd) : undefined;
-      if (spare === undefined) await this.openIn(proc, link);
+      if (spare === undefined) await this.openIn(proc, link, atCreate);
       else await this.adopt(proc, link, spare);
       if (proc.dead !== undefined) throw proc.dead;
       link.process = proc;
@@ -112,7 +112,7 @@ export class SessionOpener {
     await this.switchModel(proc, link, spare.agentSessionId, spare.answer);
   }
 
-  private async openIn(proc: AgentProcess, link: SessionLink): Promise<void> {
+  private async openIn(proc: AgentProcess, link: SessionLink, atCreate = false): Promise<void> {
     const previous = link.agentSessionId;
     if (link.reopen && proc.info?.loadSession === true && previous !== undefined) {
       link.loading = true;
@@ -132,17 +132,43 @@ export class SessionOpener {
         link.loading = false;
       }
     }
-    const answer = (await proc.bounded(
-      proc.channel.request('session/new', { cwd: link.cwd, mcpServers: [] }),
-      'session/new',
-      this.startTimeoutMs,
-      true,
-    )) as { sessionId?: unknown } | null;
+    const answer = atCreate ? await this.newAtCreate(proc, link) : await this.newSession(proc, link.cwd);
     if (typeof answer?.sessionId !== 'string')
       throw new AgentUnavailableError(proc.name, 'session/new answered without a sessionId', '');
     link.agentSessionId = answer.sessionId;
     if (link.reopen) link.replayPending = true;
     await this.switchModel(proc, link, answer.sessionId, answer);
+  }
+
+  private async newSession(proc: AgentProcess, cwd: string): Promise<{ sessionId?: unknown } | null> {
+    return (await proc.bounded(
+      proc.channel.request('session/new', { cwd, mcpServers: [] }),
+      'session/new',
+      this.startTimeoutMs,
+      true,
+    )) as { sessionId?: unknown } | null;
+  }
+
+  /**
+   * A create's own `session/new`: what the agent sends for the new session before the answer is
+   * read (the same chunk) or during the model switch is kept in `link.held`, which the pool
+   * publishes, in order, once the session is live — as for an adopted spare.
+   */
+  private async newAtCreate(proc: AgentProcess, link: SessionLink): Promise<{ sessionId?: unknown } | null> {
+    this.pool.spares.beginOpen(proc);
+    let answer: { sessionId?: unknown } | null = null;
+    try {
+      answer = await this.newSession(proc, link.cwd);
+    } finally {
+      const id = typeof answer?.sessionId === 'string' ? answer.sessionId : undefined;
+      const early = this.pool.spares.claim(proc, id);
+      if (id !== undefined) {
+        link.agentSessionId = id;
+        link.held = early ?? new HeldUpdates();
+        this.register(proc, link);
+      }
+    }
+    return answer;
   }
 
   /**

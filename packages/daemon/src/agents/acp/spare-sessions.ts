@@ -54,11 +54,15 @@ export interface SparePolicy {
 /** One process's spares, the one being made, its quiet timer and its failures. */
 interface ProcessSpares {
   readonly ready: Spare[];
-  /** While a spare's `session/new` runs: updates for agent sessions not known yet, by id. */
-  making: Map<string, HeldUpdates> | undefined;
+  /** Whether a spare's `session/new` runs. */
+  making: boolean;
   timer: TimerHandle | undefined;
   failures: number;
   notBefore: number;
+  /** Creates whose own `session/new` runs. */
+  opens: number;
+  /** While any `session/new` runs (a spare's or a create's): updates for ids not known yet. */
+  early: Map<string, HeldUpdates>;
 }
 
 /**
@@ -76,7 +80,7 @@ export class SpareSessions {
   countOf(proc: AgentProcess): number {
     const state = this.byProcess.get(proc);
     if (state === undefined) return 0;
-    return state.ready.length + (state.making === undefined ? 0 : 1);
+    return state.ready.length + (state.making ? 1 : 0);
   }
 
   /** Ready spares of `proc`. */
@@ -92,7 +96,7 @@ export class SpareSessions {
   idle(proc: AgentProcess, quietMs = SPARE_QUIET_MS): void {
     if (this.policy.count === 0) return;
     const state = this.stateOf(proc);
-    if (state.timer !== undefined || state.making !== undefined) return;
+    if (state.timer !== undefined || state.making) return;
     if (state.ready.length >= this.policy.count) return;
     const { clock } = this.policy;
     const delay = Math.max(quietMs, state.notBefore - clock.now());
@@ -126,11 +130,35 @@ export class SpareSessions {
       spare.held.add(update);
       return;
     }
-    if (state.making === undefined) return;
     // It may come before the `session/new` answer is seen (same chunk of the agent's output).
-    let held = state.making.get(agentSessionId);
-    if (held === undefined) state.making.set(agentSessionId, (held = new HeldUpdates()));
+    if (!state.making && state.opens === 0) return;
+    let held = state.early.get(agentSessionId);
+    if (held === undefined) state.early.set(agentSessionId, (held = new HeldUpdates()));
     held.add(update);
+  }
+
+  /**
+   * A create sends its own `session/new` to `proc`: until {@link claim}, what the agent sends for
+   * agent session ids not known yet is kept (the answer and the first update may come together).
+   */
+  beginOpen(proc: AgentProcess): void {
+    this.stateOf(proc).opens++;
+  }
+
+  /** The create's `session/new` answered `agentSessionId` (or failed: none): what came for it first. */
+  claim(proc: AgentProcess, agentSessionId: string | undefined): HeldUpdates | undefined {
+    const state = this.byProcess.get(proc);
+    if (state === undefined) return undefined;
+    const held = agentSessionId === undefined ? undefined : state.early.get(agentSessionId);
+    if (agentSessionId !== undefined) state.early.delete(agentSessionId);
+    state.opens = Math.max(0, state.opens - 1);
+    this.settleEarly(state);
+    return held;
+  }
+
+  /** Forgets updates for ids no `session/new` in flight can still answer. */
+  private settleEarly(state: ProcessSpares): void {
+    if (state.opens === 0 && !state.making) state.early.clear();
   }
 
   /** `proc` is gone: its spares are dropped. */
@@ -142,7 +170,15 @@ export class SpareSessions {
   private stateOf(proc: AgentProcess): ProcessSpares {
     let state = this.byProcess.get(proc);
     if (state === undefined) {
-      state = { ready: [], making: undefined, timer: undefined, failures: 0, notBefore: 0 };
+      state = {
+        ready: [],
+        making: false,
+        timer: undefined,
+        failures: 0,
+        notBefore: 0,
+        opens: 0,
+        early: new Map(),
+      };
       this.byProcess.set(proc, state);
     }
     return state;
@@ -152,7 +188,7 @@ export class SpareSessions {
     const cwd = this.policy.cwdOf(proc);
     if (cwd === undefined || state.ready.length >= this.policy.count) return;
     if (!this.policy.canAdd(proc, this.countOf(proc))) return;
-    state.making = new Map();
+    state.making = true;
     const { startTimeoutMs } = this.policy;
     const asked = proc.channel.request('session/new', { cwd, mcpServers: [] });
     proc
@@ -160,13 +196,15 @@ export class SpareSessions {
       .then((answer) => {
         const id = (answer as { sessionId?: unknown } | null)?.sessionId;
         if (typeof id !== 'string') throw new Error('session/new answered without a sessionId');
-        const held = state.making?.get(id) ?? new HeldUpdates();
+        const held = state.early.get(id) ?? new HeldUpdates();
+        state.early.delete(id);
         if (this.byProcess.get(proc) === state) state.ready.push({ agentSessionId: id, cwd, answer, held });
         state.failures = 0;
       })
       .catch((error: unknown) => this.failed(proc, state, error))
       .finally(() => {
-        state.making = undefined;
+        state.making = false;
+        this.settleEarly(state);
         if (this.byProcess.get(proc) === state && this.policy.canAdd(proc, this.countOf(proc)))
           this.idle(proc, 0);
       });
