@@ -140,7 +140,7 @@ describe('issue 31: a long session in Chromium', { timeout: 180_000 }, () => {
       const rows = page.locator('.items-content > :not(.earlier)');
       expect(await rows.count()).toBe(300);
       await page.getByRole('button', { name: 'Show 300 earlier of 1200' }).click();
-      await expect.poll(() => rows.count()).toBe(600);
+      await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(600);
       expect(problems).toEqual([]);
     } finally {
       abort.abort();
