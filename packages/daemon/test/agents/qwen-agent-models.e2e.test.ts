@@ -10,6 +10,7 @@ import {
 import { api, openEvents, type EventStream } from '../helpers/http-client.js';
 import { UPSTREAM_KEY_ENV, upstreamModel } from '../helpers/upstream-model.js';
 import { qwenScript } from '../helpers/qwen-upstream.js';
+import { qwenAgentFlags, qwenDaemonEnv } from '../helpers/qwen-sluice.js';
 import { startSluice, type SluiceProcess } from '../helpers/sluice-process.js';
 import { sendPrompt, terminalOf } from './acp-helpers.js';
 
@@ -31,18 +32,12 @@ beforeAll(async () => {
   // qwen's own configured model is the catalogue's default, as OPENAI_MODEL tells it.
   home = createQwenHome({ model: 'model-a' });
   workspace = realpathSync(mkdtempSync(join(tmpdir(), 'sluice-qwen-models-')));
-  const command = agent.map((arg) => `"${arg}"`).join(' ');
   sluice = await startSluice(
     [
-      ['--workspace', workspace, '--agent', `qwen=${command}`, '--drain-timeout-ms', '0'],
-      ['--models', JSON.stringify([upstreamModel('model-a', first), upstreamModel('model-b', second)])],
-    ].flat(),
-    {
-      HOME: home,
-      [UPSTREAM_KEY_ENV]: 'sk-upstream',
-      QWEN_TELEMETRY_ENABLED: 'false',
-      QWEN_DISABLE_AUTO_TITLE: '1',
-    },
+      ...qwenAgentFlags(workspace, agent),
+      ...['--models', JSON.stringify([upstreamModel('model-a', first), upstreamModel('model-b', second)])],
+    ],
+    { ...qwenDaemonEnv(home), [UPSTREAM_KEY_ENV]: 'sk-upstream' },
   );
 }, 300_000);
 

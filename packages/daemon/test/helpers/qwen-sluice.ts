@@ -12,6 +12,17 @@ export interface QwenSluiceSetup {
   upstream: FakeOpenAIServer;
 }
 
+/** `--workspace <workspace> --agent qwen=<argv>` and no drain wait: how the tests serve the real qwen. */
+export function qwenAgentFlags(workspace: string, agent: readonly string[]): string[] {
+  const command = agent.map((arg) => `"${arg}"`).join(' ');
+  return ['--workspace', workspace, '--agent', `qwen=${command}`, '--drain-timeout-ms', '0'];
+}
+
+/** The daemon's environment, which its qwen processes inherit: the scratch HOME, telemetry and titles off. */
+export function qwenDaemonEnv(home: string): Record<string, string> {
+  return { HOME: home, QWEN_TELEMETRY_ENABLED: 'false', QWEN_DISABLE_AUTO_TITLE: '1' };
+}
+
 /**
  * `sluice serve --agent qwen=…` (the built bundle) in front of the fake upstream, with `flags`
  * added. The agent processes inherit the daemon's environment: the scratch HOME holds qwen's
@@ -21,17 +32,15 @@ export function startQwenSluice(
   setup: QwenSluiceSetup,
   flags: readonly string[] = [],
 ): Promise<SluiceProcess> {
-  const command = setup.agent.map((arg) => `"${arg}"`).join(' ');
   return startSluice(
-    ['--workspace', setup.workspace, '--agent', `qwen=${command}`, ...flags]
-      .concat(['--provider', 'openai', '--model', setup.model, '--base-url', setup.upstream.baseURL])
-      .concat(['--drain-timeout-ms', '0']),
-    {
-      HOME: setup.home,
-      OPENAI_API_KEY: 'sk-upstream',
-      OPENAI_MODEL: setup.model,
-      QWEN_TELEMETRY_ENABLED: 'false',
-      QWEN_DISABLE_AUTO_TITLE: '1',
-    },
+    [...qwenAgentFlags(setup.workspace, setup.agent), ...flags].concat([
+      '--provider',
+      'openai',
+      '--model',
+      setup.model,
+      '--base-url',
+      setup.upstream.baseURL,
+    ]),
+    { ...qwenDaemonEnv(setup.home), OPENAI_API_KEY: 'sk-upstream', OPENAI_MODEL: setup.model },
   );
 }
