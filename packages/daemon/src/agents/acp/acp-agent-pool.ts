@@ -166,13 +166,14 @@ export class AcpAgentPool implements Agent {
       gatewayModel: options.gatewayModel,
       handlers: (proc) => ({
         onRequest: (method, params) => answerAgentRequest((id) => this.linkOf(proc(), id), method, params),
-        onNotification: (method, params) =>
+        onNotification: (method, params, bytes) =>
           relayNotification(
             (id) => this.linkOf(proc(), id),
             this.host,
             method,
             params,
-            (id, update) => this.pool.spares.hold(proc(), id, update),
+            bytes,
+            (id, update, size) => this.pool.spares.hold(proc(), id, update, size),
           ),
       }),
       onDeath: (proc, cause) => this.onDeath(proc, cause),
@@ -260,7 +261,7 @@ export class AcpAgentPool implements Agent {
       );
     const lookup = (): SessionLink => link;
     for (const update of held.updates)
-      relayNotification(lookup, this.host, 'session/update', { sessionId: link.agentSessionId, update });
+      relayNotification(lookup, this.host, 'session/update', { sessionId: link.agentSessionId, update }, 0);
   }
 
   async runTurn(turn: AgentTurn): Promise<TurnResult> {

@@ -63,14 +63,16 @@ export async function answerAgentRequest(lookup: LinkLookup, method: string, raw
  * (whose answer text it accumulates), or, outside a turn, onto the session's stream as a
  * `session_update` without a prompt id. Updates of a `session/load` replay are dropped (the
  * session's clients have that history already); an adopted spare's wait in `link.held`; one
- * naming no session goes to `unclaimed` (a spare agent session's, docs/decisions/030).
+ * naming no session goes to `unclaimed` (a spare agent session's, docs/decisions/030). `bytes`
+ * is the size of the agent's line, what a held update counts against its bound.
  */
 export function relayNotification(
   lookup: LinkLookup,
   host: AgentHost | undefined,
   method: string,
   raw: unknown,
-  unclaimed?: (agentSessionId: unknown, update: SessionUpdate) => void,
+  bytes: number,
+  unclaimed?: (agentSessionId: unknown, update: SessionUpdate, bytes: number) => void,
 ): void {
   if (method !== 'session/update' || typeof raw !== 'object' || raw === null) return;
   const params = raw as Record<string, unknown>;
@@ -78,12 +80,12 @@ export function relayNotification(
   if (typeof update !== 'object' || update === null || typeof update.sessionUpdate !== 'string') return;
   const link = lookup(params['sessionId']);
   if (link === undefined) {
-    unclaimed?.(params['sessionId'], update);
+    unclaimed?.(params['sessionId'], update, bytes);
     return;
   }
   if (link.loading) return;
   if (link.held !== undefined) {
-    link.held.add(update);
+    link.held.add(update, bytes);
     return;
   }
   const turn = link.turn;

@@ -32,8 +32,8 @@ export const RPC_ERROR = {
 export interface ChannelHandlers {
   /** A request of the agent; resolves with its result or throws an {@link RpcError}. */
   onRequest(method: string, params: unknown): Promise<unknown>;
-  /** A notification of the agent, with its params exactly as sent. */
-  onNotification(method: string, params: unknown): void;
+  /** A notification of the agent, with its params exactly as sent and the bytes of its line. */
+  onNotification(method: string, params: unknown, bytes: number): void;
   /** The stream broke its framing (a line too long, or not JSON-RPC): the process is unusable. */
   onProtocolError(reason: string): void;
 }
@@ -156,7 +156,8 @@ export class JsonRpcChannel {
     if (typeof message !== 'object' || message === null || Array.isArray(message)) return;
     const { id, method } = message;
     if (typeof method === 'string') {
-      if (id === undefined || id === null) this.handlers.onNotification(method, message['params']);
+      if (id === undefined || id === null)
+        this.handlers.onNotification(method, message['params'], line.length);
       else void this.answer(id, method, message['params']);
       return;
     }

@@ -4,7 +4,7 @@ import type { AgentLog, AgentProcess } from './agent-process.js';
 
 /** Most updates kept for one agent session before a Sluice session adopts it. */
 export const MAX_HELD_UPDATES = 64;
-/** Most bytes (as JSON text) kept for one agent session before a Sluice session adopts it. */
+/** Most bytes (of the agent's lines) kept for one agent session before a Sluice session adopts it. */
 export const MAX_HELD_BYTES = 4 * 1024 * 1024;
 /** How long a process stays idle before a spare is made in it (after start, a create or a turn). */
 export const SPARE_QUIET_MS = 200;
@@ -18,8 +18,8 @@ export class HeldUpdates {
   /** Updates left out for the bounds. */
   dropped = 0;
 
-  add(update: SessionUpdate): void {
-    const size = JSON.stringify(update).length;
+  /** Keeps `update`, whose line was `size` bytes, unless that would pass the bounds. */
+  add(update: SessionUpdate, size: number): void {
     if (this.updates.length >= MAX_HELD_UPDATES || this.bytes + size > MAX_HELD_BYTES) {
       this.dropped++;
       return;
@@ -122,19 +122,19 @@ export class SpareSessions {
   }
 
   /** Keeps an update the agent sent for one of `proc`'s spares (dropped when it names none). */
-  hold(proc: AgentProcess, agentSessionId: unknown, update: SessionUpdate): void {
+  hold(proc: AgentProcess, agentSessionId: unknown, update: SessionUpdate, bytes: number): void {
     const state = this.byProcess.get(proc);
     if (state === undefined || typeof agentSessionId !== 'string') return;
     const spare = state.ready.find((candidate) => candidate.agentSessionId === agentSessionId);
     if (spare !== undefined) {
-      spare.held.add(update);
+      spare.held.add(update, bytes);
       return;
     }
     // It may come before the `session/new` answer is seen (same chunk of the agent's output).
     if (!state.making && state.opens === 0) return;
     let held = state.early.get(agentSessionId);
     if (held === undefined) state.early.set(agentSessionId, (held = new HeldUpdates()));
-    held.add(update);
+    held.add(update, bytes);
   }
 
   /**
