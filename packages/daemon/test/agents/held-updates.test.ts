@@ -1,5 +1,13 @@
 import { describe, expect, test } from 'vitest';
-import { HeldUpdates, MAX_HELD_BYTES, MAX_HELD_UPDATES } from '../../src/agents/acp/spare-sessions.js';
+import { FakeClock } from '@sluice/runtime/testing';
+import type { AgentProcess } from '../../src/agents/acp/agent-process.js';
+import {
+  HeldUpdates,
+  MAX_EARLY_IDS,
+  MAX_HELD_BYTES,
+  MAX_HELD_UPDATES,
+  SpareSessions,
+} from '../../src/agents/acp/spare-sessions.js';
 import type { SessionUpdate } from '../../src/sessions/index.js';
 
 // What an agent sends for a session nobody reads yet (a spare, a create in flight) is kept in
@@ -24,5 +32,22 @@ describe('updates held for a session not yet live', () => {
     held.add(update(2), 500);
     expect(held.updates).toEqual([update(0), update(2)]);
     expect(held.dropped).toBe(1);
+  });
+
+  test(`while session/new runs, updates for at most ${MAX_EARLY_IDS} unknown session ids are kept`, () => {
+    const spares = new SpareSessions({
+      count: 0,
+      clock: new FakeClock(),
+      log: { warn: () => {}, info: () => {}, debug: () => {}, error: () => {} } as never,
+      startTimeoutMs: 1_000,
+      canAdd: () => false,
+      cwdOf: () => undefined,
+    });
+    const proc = {} as AgentProcess; // only a key here
+    spares.beginOpen(proc);
+    spares.beginOpen(proc);
+    for (let n = 0; n < MAX_EARLY_IDS + 10; n++) spares.hold(proc, `id-${n}`, update(n), 10);
+    expect(spares.claim(proc, 'id-0')?.updates).toEqual([update(0)]);
+    expect(spares.claim(proc, `id-${MAX_EARLY_IDS + 5}`)).toBeUndefined();
   });
 });

@@ -6,6 +6,8 @@ import type { AgentLog, AgentProcess } from './agent-process.js';
 export const MAX_HELD_UPDATES = 64;
 /** Most bytes (of the agent's lines) kept for one agent session before a Sluice session adopts it. */
 export const MAX_HELD_BYTES = 4 * 1024 * 1024;
+/** Agent session ids not known yet whose updates are kept while `session/new`s run. */
+export const MAX_EARLY_IDS = 16;
 /** How long a process stays idle before a spare is made in it (after start, a create or a turn). */
 export const SPARE_QUIET_MS = 200;
 /** Longest pause after failed spare `session/new`s before the next try. */
@@ -133,7 +135,11 @@ export class SpareSessions {
     // It may come before the `session/new` answer is seen (same chunk of the agent's output).
     if (!state.making && state.opens === 0) return;
     let held = state.early.get(agentSessionId);
-    if (held === undefined) state.early.set(agentSessionId, (held = new HeldUpdates()));
+    if (held === undefined) {
+      // Only as many ids as `session/new`s can be in flight are real; the rest are dropped.
+      if (state.early.size >= MAX_EARLY_IDS) return;
+      state.early.set(agentSessionId, (held = new HeldUpdates()));
+    }
     held.add(update, bytes);
   }
 
