@@ -4,6 +4,7 @@ import { MemoryJournal, OverloadedError, SharedModelRuntime, type ModelRuntimeEr
 import { ScriptedProvider } from '../../../runtime/test/helpers/scripted-provider.js';
 import { RedisCapacity } from '../../src/index.js';
 import { REDIS_URL, deleteFleet, randomFleetName } from './helpers/fleet-scripts.js';
+import { RedisMonitor } from './helpers/redis-monitor.js';
 
 // The Redis capacity port inside real runtimes (the scheduler's shared path), against the real
 // Redis: what a daemon of a fleet does for every model call.
@@ -153,10 +154,9 @@ describe('RedisCapacity in the model runtime', () => {
     await vi.waitFor(() => expect(a.provider.calls.length).toBe(1));
     a.provider.calls[0]!.succeed();
     await warmUp;
-    const monitor = await new Redis(REDIS_URL).monitor();
     const port = a.capacity.commandPort;
     const seen: string[][] = [];
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    const monitor = await RedisMonitor.start(REDIS_URL, ({ args, source }) => {
       if (source.endsWith(`:${port}`)) seen.push(args);
     });
     const answer = a.runtime.complete(request);
@@ -172,7 +172,7 @@ describe('RedisCapacity in the model runtime', () => {
     a.provider.calls[1]!.succeed();
     await answer;
     await vi.waitFor(() => expect(transitions()).toEqual(['a', 'l', 'r']));
-    monitor.disconnect();
+    monitor.stop();
     // Admission alone in one script run; leave (SCH-5) and release in at most one each — here the
     // in-memory journal confirms the result at once, so both share one run.
     expect(kinds(ofCall()[0]!)).toEqual(['a']);
