@@ -16,6 +16,7 @@ export {
   type CatalogueStream,
 } from './catalogue/index.js';
 export { contentText } from './types.js';
+export { RawJson, plainJson } from './raw-json.js';
 export type {
   ChatMessage,
   ContentPart,

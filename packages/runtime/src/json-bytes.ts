@@ -1,3 +1,5 @@
+import { RawJson } from './raw-json.js';
+
 /**
  * The JSON text of a value as UTF-8 bytes, exactly what `Buffer.from(JSON.stringify(value))`
  * gives, without ever holding that text as one JavaScript string.
@@ -7,7 +9,7 @@
  * flattens into its large-object space on the first read — 1–2 ms of the main thread for each
  * encoding, against ~0.3 ms to write it value by value here (each string escaped by
  * `JSON.stringify`, so the escaping is the engine's own). The journal and the OpenAI-compatible
- * provider send every request this way.
+ * provider send every request this way. A {@link RawJson} is written as its bytes.
  */
 export function jsonBytes(value: unknown): Buffer {
   const out = new ByteWriter();
@@ -30,6 +32,12 @@ class ByteWriter {
   text(text: string): void {
     this.reserve(text.length * 3);
     this.length += this.buffer.write(text, this.length, 'utf8');
+  }
+
+  /** Appends bytes that are already UTF-8 JSON. */
+  raw(bytes: Buffer): void {
+    this.reserve(bytes.length);
+    this.length += bytes.copy(this.buffer, this.length);
   }
 
   bytes(): Buffer {
@@ -55,6 +63,7 @@ const omitted = (value: unknown): boolean =>
  * objects and arrays being written around it, so a cycle is refused as JSON refuses it.
  */
 function write(out: ByteWriter, raw: unknown, key: string, open: object[]): void {
+  if (raw instanceof RawJson) return out.raw(raw.bytes);
   let value = raw;
   if (
     typeof value === 'object' &&

@@ -1,5 +1,12 @@
 import { CataloguedError, describeValue } from '@sluice/protocol';
-import type { ChatMessage, ContentPart, GenerationRequest, ToolCall } from '@sluice/runtime';
+import {
+  RawJson,
+  type ChatMessage,
+  type ContentPart,
+  type GenerationRequest,
+  type ToolCall,
+} from '@sluice/runtime';
+import { jsonSourceOf, topLevelMembers, type MemberSpan } from '../wire/index.js';
 
 /** A `/v1/chat/completions` body read into what the runtime takes. */
 export interface ChatRequest {
@@ -23,6 +30,14 @@ const MESSAGE_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Members passed on as the bytes the client sent ({@link RawJson}) when the body's bytes are
+ * known and the member is at least {@link RAW_MEMBER_MIN_BYTES}: large, sent alike with every
+ * call by agents, and read by no part of the runtime but a provider of another family.
+ */
+const RAW_MEMBERS: ReadonlySet<string> = new Set(['tools', 'functions', 'response_format']);
+const RAW_MEMBER_MIN_BYTES = 1_024;
+
+/**
  * How deep a body may nest objects and arrays. Far beyond any real request (tool schemas nest a
  * few dozen levels), and below the runtime's own limit, so a deeper body is the client's error.
  */
@@ -36,16 +51,20 @@ export class InvalidChatRequestError extends CataloguedError<'invalid_chat_reque
 /**
  * Reads a chat-completions body losslessly: messages become typed `ChatMessage`s (with their
  * unknown fields in `extra`), and every top-level field besides `model`, `messages` and
- * `stream` goes to `request.extra`, which the provider sends as it came.
+ * `stream` goes to `request.extra`, which the provider sends as it came — the large ones of
+ * {@link RAW_MEMBERS} as their bytes, when the body was parsed keeping them (`jsonSourceOf`):
+ * those members of `body` are replaced in place.
  */
 export function readChatRequest(body: unknown): ChatRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new InvalidChatRequestError('the request body must be a JSON object');
-  if (nestedDeeperThan(body, MAX_BODY_DEPTH))
+  const raw = rawMembersOf(body as Record<string, unknown>);
+  if (nestedDeeperThan(body, MAX_BODY_DEPTH, raw))
     throw new InvalidChatRequestError(
       `the request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep; flatten it`,
     );
   const fields = body as Record<string, unknown>;
+  if (raw.size > 0) useRawMembers(fields, raw);
   const { model, messages, stream } = fields;
   if (model !== undefined && (typeof model !== 'string' || model === ''))
     throw new InvalidChatRequestError(`"model" must be a non-empty string, got ${describeValue(model)}`);
@@ -144,9 +163,41 @@ function othersOf(
   return others;
 }
 
-/** Whether `value` nests objects or arrays more than `limit` levels deep (no recursion). */
-function nestedDeeperThan(value: unknown, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 1]];
+/** The spans of the body's large {@link RAW_MEMBERS}, when its bytes are known. */
+function rawMembersOf(body: Record<string, unknown>): Map<string, MemberSpan> {
+  const none = new Map<string, MemberSpan>();
+  const source = jsonSourceOf(body);
+  if (source === undefined || source.length < RAW_MEMBER_MIN_BYTES) return none;
+  const spans = topLevelMembers(source, RAW_MEMBERS);
+  if (spans === undefined) return none;
+  for (const [key, span] of spans)
+    if (span.end - span.start < RAW_MEMBER_MIN_BYTES || typeof body[key] !== 'object' || body[key] === null)
+      spans.delete(key);
+  return spans;
+}
+
+/**
+ * Replaces the members of `body` in `spans` by their bytes in the body's source — in place, so
+ * that their parsed values (thousands of objects for an agent's tool schemas) are garbage at once
+ * instead of living, through the request's body, as long as the call.
+ */
+function useRawMembers(body: Record<string, unknown>, spans: Map<string, MemberSpan>): void {
+  const source = jsonSourceOf(body)!;
+  for (const [key, { start, end }] of spans) body[key] = RawJson.ofParsedSpan(source, start, end);
+}
+
+/**
+ * Whether `value` nests objects or arrays more than `limit` levels deep (no recursion); the
+ * top-level members in `spans` count by the depth their bytes were scanned to.
+ */
+function nestedDeeperThan(value: unknown, limit: number, spans: Map<string, MemberSpan>): boolean {
+  const stack: Array<[unknown, number]> = [];
+  for (const [key, child] of Object.entries(value as object)) {
+    const span = spans.get(key);
+    if (span !== undefined) {
+      if (1 + span.depth > limit) return true;
+    } else if (typeof child === 'object' && child !== null) stack.push([child, 2]);
+  }
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const [node, depth] = item;
     if (depth > limit) return true;

@@ -9,6 +9,7 @@ import type { PermissionBroker } from '../permissions/index.js';
 import type { SessionBridge } from '../sessions/index.js';
 import { rateTierOf, type RateTier, type RouteDoc } from './openapi/route-doc.js';
 import type { RateLimitOptions } from './rate-limit.js';
+import { registerJsonBody } from './json-body.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -66,6 +67,11 @@ export interface RouteServing<Params, Query> {
   /** The body reaches the handler as text: the route parses it (JSON-RPC answers bad JSON itself). */
   rawBody?: boolean;
   /**
+   * The parsed JSON body keeps the bytes it was read from, for `jsonSourceOf` (the model gateway
+   * passes an agent's large members on as they came, docs/decisions/042).
+   */
+  jsonSource?: boolean;
+  /**
    * The route also takes an HTML form's body (`application/x-www-form-urlencoded`, at most 4 KiB),
    * which reaches the handler as `URLSearchParams`.
    */
@@ -109,8 +115,10 @@ export function defineRoute<Params = Record<string, string>, Query = Record<stri
           ...(serving.errorHandler === undefined ? {} : { errorHandler: serving.errorHandler }),
         });
       };
-      if (serving.rawBody !== true && serving.formBody !== true) return register(app);
+      if (serving.rawBody !== true && serving.formBody !== true && serving.jsonSource !== true)
+        return register(app);
       void app.register(async (scope) => {
+        if (serving.jsonSource === true) registerJsonBody(scope, { keepSource: true });
         if (serving.rawBody === true) {
           scope.removeContentTypeParser('application/json');
           scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>

@@ -39,21 +39,35 @@ export function parseJsonBody(text: string): unknown {
 /** Runs of bytes outside ASCII in a text read byte for byte (latin1): whole UTF-8 sequences. */
 const NON_ASCII_RUN = /[\x80-\xff]+/g;
 
+/** The bytes parsed objects were read from, while the objects live. */
+const sources = new WeakMap<object, Buffer>();
+
+/**
+ * The bytes `value` was parsed from by {@link parseJsonBytes} with `keepSource` — only for an
+ * object whose text holds no forbidden key, so its bytes say exactly what the object does.
+ */
+export function jsonSourceOf(value: unknown): Buffer | undefined {
+  return typeof value === 'object' && value !== null ? sources.get(value) : undefined;
+}
+
 /**
  * Parses a JSON body from its UTF-8 bytes as {@link parseJsonBody} does its text, read through
- * {@link asciiJsonText}.
+ * {@link asciiJsonText}. With `keepSource`, a parsed object keeps `body` ({@link jsonSourceOf}).
  */
-export function parseJsonBytes(body: Buffer): unknown {
+export function parseJsonBytes(body: Buffer, { keepSource = false } = {}): unknown {
   const latin1 = body.toString('latin1');
   // Checked before escaping: the escapes added below are never of an ASCII character.
   const guarded = MAY_HOLD_FORBIDDEN_KEY.test(latin1);
   const text = asciiJsonText(body, latin1);
   if (text.trim().length === 0) return undefined;
+  let value: unknown;
   try {
-    return guarded ? JSON.parse(text, reviver) : JSON.parse(text);
+    value = guarded ? JSON.parse(text, reviver) : JSON.parse(text);
   } catch {
     throw new MalformedJsonError();
   }
+  if (keepSource && !guarded && typeof value === 'object' && value !== null) sources.set(value, body);
+  return value;
 }
 
 /**

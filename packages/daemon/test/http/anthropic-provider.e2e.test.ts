@@ -146,4 +146,20 @@ describe('--provider anthropic', () => {
     expect(refused).toMatchObject({ status: 429, message: expect.stringContaining('slow down') });
     expect((refused as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after')).toBe('9');
   });
+
+  test("an agent's large tool schemas, which the gateway keeps as the bytes sent, become Messages tools", async () => {
+    const description = `Reads a file of the workspace. ${'Lines are numbered; é is kept. '.repeat(60)}`;
+    const parameters = { type: 'object', properties: { path: { type: 'string', description: 'é' } } };
+    const tools: OpenAI.Chat.ChatCompletionTool[] = [
+      { type: 'function', function: { name: 'read_file', description, parameters } },
+    ];
+    await client.chat.completions.create({
+      model: 'claude-e2e',
+      messages: [{ role: 'user', content: 'read it' }],
+      tools,
+    });
+    expect(fake.requests.at(-1)!.body['tools']).toEqual([
+      { name: 'read_file', description, input_schema: parameters },
+    ]);
+  });
 });

@@ -36,3 +36,24 @@ test('a body nested well within the bound is served', async () => {
   });
   expect(res.status).toBe(200);
 });
+
+// `tools` of 1 KiB and more is kept as the bytes sent, its depth read off them
+// (docs/decisions/042): the bound is the same as for a member read into objects.
+test.each(['metadata', 'tools'])(
+  'a %s member of 1 KiB is served up to the 128 levels of the bound and refused one deeper',
+  async (member) => {
+    const at = (depth: number) =>
+      api(sluice.url, 'POST', '/v1/chat/completions', {
+        // The body, the member's object, then `depth` levels: depth + 2 in all.
+        body: {
+          model: 'echo-1',
+          messages: [{ role: 'user', content: 'hi' }],
+          [member]: { pad: 'x'.repeat(1_100), a: nested(depth) },
+        },
+      });
+    expect((await at(126)).status).toBe(200);
+    const refused = await at(127);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/more than 128 levels/);
+  },
+);

@@ -1,4 +1,5 @@
 import { ProviderError } from '../errors.js';
+import { plainJson } from '../raw-json.js';
 import {
   contentText,
   type ChatMessage,
@@ -59,7 +60,9 @@ export function messagesBody(request: GenerationRequest, model: string, maxToken
   if (typeof stop === 'string') body.stop_sequences = [stop];
   else if (Array.isArray(stop) && stop.length > 0) body.stop_sequences = stop;
   const tools =
-    request.tools !== undefined && request.tools.length > 0 ? request.tools : wireTools(extra.tools);
+    request.tools !== undefined && request.tools.length > 0
+      ? request.tools
+      : wireTools(plainJson(extra.tools));
   if (tools !== undefined && tools.length > 0) body.tools = tools.map(toolOf);
   const choice = toolChoiceOf(extra.tool_choice, extra.parallel_tool_calls);
   if (choice !== undefined) body.tool_choice = choice;

@@ -1,3 +1,5 @@
+import { RawJson } from '../raw-json.js';
+
 const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 /** Nesting deeper than this is refused like a cycle: no model request is nested this deep. */
@@ -6,7 +8,8 @@ const MAX_DEPTH = 256;
 /**
  * Counts the UTF-8 bytes `JSON.stringify(value)` would produce, stopping as soon as the count
  * exceeds `limit` — so an oversized request is refused without building its JSON (SCH-17).
- * Returns the exact byte count when it is ≤ `limit`, otherwise some number > `limit`.
+ * Returns the exact byte count when it is ≤ `limit`, otherwise some number > `limit`. A
+ * {@link RawJson} counts as its bytes, which is what the journal and the upstream receive.
  * Throws a TypeError for values JSON cannot represent (cycles, BigInt, nesting over 256).
  */
 export function jsonByteLength(value: unknown, limit: number): number {
@@ -22,6 +25,10 @@ interface Counter {
 
 /** Adds `raw`'s JSON bytes; returns false when JSON omits it (undefined, functions, symbols). */
 function countValue(raw: unknown, counter: Counter, depth: number): boolean {
+  if (raw instanceof RawJson) {
+    counter.bytes += raw.bytes.length;
+    return true;
+  }
   let value = raw;
   if (
     typeof value === 'object' &&
@@ -141,6 +148,7 @@ function boundArray(array: unknown[], depth: number, budget: number): number {
 }
 
 function boundObject(object: object, depth: number, budget: number): number {
+  if (object instanceof RawJson) return object.bytes.length;
   if (typeof (object as { toJSON?: unknown }).toJSON === 'function')
     return boundValue((object as { toJSON: () => unknown }).toJSON(), depth, budget);
   if (depth >= MAX_DEPTH)

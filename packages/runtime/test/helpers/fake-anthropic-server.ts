@@ -73,7 +73,7 @@ export async function startFakeAnthropicServer(
     } catch {
       return sendError(res, 400, { type: 'invalid_request_error', message: 'body is not JSON' });
     }
-    const recorded: RecordedRequest = { method: req.method ?? '', path, headers: req.headers, body };
+    const recorded: RecordedRequest = { method: req.method ?? '', path, headers: req.headers, body, raw };
     requestCount++;
     requests.push(recorded);
     const refusal = checkMessagesBody(body);

@@ -56,6 +56,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body. */
   body: Record<string, unknown>;
+  /** The body's text as it arrived. */
+  raw: string;
 }
 
 export interface FakeOpenAIServerOptions {
@@ -127,7 +129,7 @@ export async function startFakeOpenAIServer(
     } catch {
       return sendError(res, 400, { message: 'body is not JSON', type: 'invalid_request_error' });
     }
-    const recorded: RecordedRequest = { method: req.method, path, headers: req.headers, body };
+    const recorded: RecordedRequest = { method: req.method, path, headers: req.headers, body, raw };
     requestCount++;
     if (requests.length < maxRecorded) requests.push(recorded);
 

@@ -150,7 +150,7 @@ const chatCompletions = defineRoute(
       502: openAIErrorDoc('The provider failed; its own status and message when it gave one.'),
     },
   },
-  { errorHandler, handler: completion },
+  { errorHandler, handler: completion, jsonSource: true },
 );
 
 /**
