@@ -83,6 +83,12 @@ function diagnostics(size) {
     { label: 'start: spawn → listening line', unit: ' s', digits: 2, of: (r) => r.startMs / 1000 },
     { label: 'model calls per turn', digits: 2, of: (r) => turnFigure(r, r.callsPerTurn) },
     {
+      label: "model calls' mean wait for a slot (Sluice's `sluice_model_queue_wait_seconds`)",
+      unit: ' ms',
+      of: (r) => turnFigure(r, r.slotWaitMs),
+      optional: true,
+    },
+    {
       label: 'request body per model call, as the model received it',
       unit: ' KiB',
       digits: 1,
@@ -135,11 +141,13 @@ export function meets(metric, ratio) {
  */
 export function cell(metric, reference, rounds) {
   const values = rounds.map((round) => figure(metric, round)).filter((v) => v !== undefined);
-  if (values.length === 0) return 'failed';
+  if (values.length === 0) return metric.optional ? '—' : 'failed';
   if (metric.plain) return values.map((v) => fmt(v)).join(', ');
   const median = `${fmt(medianBy(values), metric.digits ?? 0)}${metric.unit ?? ''}`;
   const range = spread(values, metric.digits ?? 0, metric.unit);
-  if (reference === undefined) return `${median}${range ? ` (${range})` : ''}`;
+  // A figure only Sluice has (`optional`) is shown without a ratio.
+  const hasBase = reference?.some((round) => figure(metric, round) !== undefined) === true;
+  if (!hasBase) return `${median}${range ? ` (${range})` : ''}`;
   const { ratio, perRound } = ratios(metric, reference, rounds);
   const x = `${fmt(ratio, 2)}×`;
   const shown = metric.target !== undefined && !meets(metric, ratio) ? `**${x}**` : x;
@@ -206,7 +214,7 @@ function describe({ size, sluice, versions, answer, quick }) {
   const relaunch =
     ' Both daemons start their qwen agents with `QWEN_CODE_NO_RELAUNCH` set, so each agent is one process (without it qwen-code relaunches itself in a child with a larger heap).';
   return [
-    `qwen-code ${versions.qwen} \`--acp\` (on Node ${versions.node22}, the install of the real-agent tests, \`scripts/qwen-agent.ts\`) under the reference daemon \`qwen serve\` of the same install, and under the built \`sluice serve --agent "<that qwen --acp>"\` (Node ${process.version}) with default flags but \`--provider openai --model … --base-url <the fake model>\`${extraArgs}${env}; a third column adds \`--agent-sessions-per-process 16\`. Both daemons listen on a free loopback port without a token; each start gets a fresh scratch HOME (\`createQwenHome\`: OpenAI auth, telemetry and background model calls off) and a fresh workspace. \`qwen serve\`'s agent calls the fake model directly, Sluice's through Sluice's model gateway. The model (\`bench/agents-model.js\`, a child process) streams a ${answer.words}-word answer, ${answer.firstTokenMs} ms to the first word and ${answer.chunkMs} ms between words. The client is \`@qwen-code/sdk\` \`DaemonClient\` in the bench process.${relaunch}`,
+    `qwen-code ${versions.qwen} \`--acp\` (on Node ${versions.node22}, the install of the real-agent tests, \`scripts/qwen-agent.ts\`) under the reference daemon \`qwen serve\` of the same install, and under the built \`sluice serve --agent "<that qwen --acp>"\` (Node ${process.version}) with default flags but \`--provider openai --model … --base-url <the fake model>\`${extraArgs}${env}; a third column adds \`--model-max-concurrency 16\` (the model slots' default is 4, docs/spec.md SCH-3; \`qwen serve\` sends every call to the model at once, docs/decisions/043). Both daemons listen on a free loopback port without a token; each start gets a fresh scratch HOME (\`createQwenHome\`: OpenAI auth, telemetry and background model calls off) and a fresh workspace. \`qwen serve\`'s agent calls the fake model directly, Sluice's through Sluice's model gateway. The model (\`bench/agents-model.js\`, a child process) streams a ${answer.words}-word answer, ${answer.firstTokenMs} ms to the first word and ${answer.chunkMs} ms between words. The client is \`@qwen-code/sdk\` \`DaemonClient\` in the bench process.${relaunch}`,
     '',
     `A round starts a subject, waits for its listening line, then: creates a session and runs a first prompt (\`prompt()\`), the same for a second session; reads the tree's memory (after 1 s); creates ${size.burst} sessions at once, then more up to ${size.sessions}; sends every session ${size.prompts} prompts at once (\`promptNonBlocking\`, terminal events read from each session's stream) and measures turns/s, the p95 latency from POST to terminal event and the CPU (user + system of every process of the daemon's tree, \`/proc/<pid>/stat\`, exited children included; apart, of the daemon's own process); reads the memory again after 1 s and stops the daemon (SIGTERM). Memory is the sum of VmRSS over the daemon's process tree; per added session = (memory with ${size.sessions} − with 2) ÷ ${size.sessions - 2}. ${size.rounds} round(s)${quick ? '' : ' after a warm-up start of each subject'}; each round begins with the next subject in turn. Cells: median (min–max over the rounds); for Sluice, the ratio of the medians to \`qwen serve\`'s and the range of the per-round ratios, in bold when it misses its target.`,
     '',

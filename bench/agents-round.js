@@ -70,10 +70,35 @@ async function measure(daemon, model, size, figures) {
   while (2 + burst.length + rest.length < size.sessions) rest.push(await create());
   const sessions = [first.sessionId, second.sessionId, ...burst, ...rest];
 
+  const waitedBefore = await slotWait(daemon.url);
   Object.assign(figures, await turnLoad(client, sessions, size.prompts, pid, model));
+  const waitedAfter = await slotWait(daemon.url);
+  if (waitedBefore !== undefined && waitedAfter !== undefined && waitedAfter.calls > waitedBefore.calls)
+    figures.slotWaitMs =
+      (1000 * (waitedAfter.seconds - waitedBefore.seconds)) / (waitedAfter.calls - waitedBefore.calls);
   await sleep(SETTLE_MS);
   figures.full = treeMemory(pid);
   figures.perSessionKiB = (figures.full.rssKiB - figures.two.rssKiB) / (sessions.length - 2);
+}
+
+/**
+ * The time Sluice's model calls waited for a slot so far, from `sluice_model_queue_wait_seconds`
+ * of its `/metrics` (every model's series summed); undefined for a daemon without that metric.
+ */
+async function slotWait(url) {
+  const response = await fetch(`${url}/metrics`).catch(() => undefined);
+  if (response?.ok !== true) return undefined;
+  const text = await response.text();
+  const sum = (name) =>
+    [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce(
+      (total, match) => total + Number(match[1]),
+      0,
+    );
+  if (!text.includes('sluice_model_queue_wait_seconds_count')) return undefined;
+  return {
+    seconds: sum('sluice_model_queue_wait_seconds_sum'),
+    calls: sum('sluice_model_queue_wait_seconds_count'),
+  };
 }
 
 /**

@@ -96,11 +96,11 @@ function sluiceServe(name, install, extra, env) {
 
 /** The subjects, the reference first; `sluice.args` and `sluice.env` are added to every Sluice subject. */
 export function subjects(install, sluice = { args: [], env: {} }) {
-  const shared = [...sluice.args, '--agent-sessions-per-process', '16'];
+  const slots = [...sluice.args, '--model-max-concurrency', '16'];
   return [
     qwenServe(install),
     sluiceServe('Sluice default', install, sluice.args, sluice.env),
-    sluiceServe('Sluice `--agent-sessions-per-process 16`', install, shared, sluice.env),
+    sluiceServe('Sluice `--model-max-concurrency 16`', install, slots, sluice.env),
   ];
 }
 

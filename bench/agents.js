@@ -1,5 +1,5 @@
 // Real agents, side by side (issue 27 item 9): the reference daemon `qwen serve` and
-// `sluice serve --agent "<qwen --acp>"` (default flags, and with `--agent-sessions-per-process 16`)
+// `sluice serve --agent "<qwen --acp>"` (default flags, and with `--model-max-concurrency 16`)
 // run the same qwen-code `--acp` from the install the real-agent tests use, with the same scratch
 // HOME settings, against the same fake OpenAI-compatible model on loopback, driven by the official
 // `@qwen-code/sdk` DaemonClient. Each round starts every subject fresh, one after the other, so a
