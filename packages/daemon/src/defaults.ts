@@ -75,7 +75,7 @@ export const MAX_JOURNAL_RETENTION_DAYS = 36_500;
 /** Sessions one external agent process hosts (`--agent-sessions-per-process`); docs/decisions/030. */
 export const DEFAULT_AGENT_SESSIONS_PER_PROCESS = 32;
 /** Ready agent sessions each shared agent process keeps for creates (`--agent-spare-sessions`); docs/decisions/030. */
-export const DEFAULT_AGENT_SPARE_SESSIONS = 2;
+export const DEFAULT_AGENT_SPARE_SESSIONS = 4;
 /** External agent processes at once (`--agent-max-processes`): a safety net, memory is the bound. */
 export const DEFAULT_AGENT_MAX_PROCESSES = 64;
 /** An agent process without a running turn is retired after this long (`--agent-idle-timeout-ms`). */

@@ -11,6 +11,7 @@ import { api, openEvents } from '../helpers/http-client.js';
 import { qwenScript } from '../helpers/qwen-upstream.js';
 import { startQwenSluice } from '../helpers/qwen-sluice.js';
 import type { SluiceProcess } from '../helpers/sluice-process.js';
+import { DEFAULT_AGENT_SPARE_SESSIONS } from '../../src/defaults.js';
 import { openSession, sendPrompt, terminalOf } from './acp-helpers.js';
 
 // Issue 27: with default flags the preheated qwen process opens spare agent sessions while idle;
@@ -18,6 +19,8 @@ import { openSession, sendPrompt, terminalOf } from './acp-helpers.js';
 // (docs/decisions/030, spares).
 
 const MODEL = 'fake-qwen-model';
+/** The daemon's default number of spares per shared process. */
+const SPARES = DEFAULT_AGENT_SPARE_SESSIONS;
 let upstream: FakeOpenAIServer;
 let home: string;
 let workspace: string;
@@ -45,11 +48,11 @@ async function spares(): Promise<number> {
 }
 
 test('a create adopts a spare qwen session: it sees qwen’s commands once and its first prompt completes', async () => {
-  await expect.poll(spares, { timeout: 60_000, interval: 200 }).toBe(2);
+  await expect.poll(spares, { timeout: 60_000, interval: 200 }).toBe(SPARES);
   const metrics = (await api(sluice.url, 'GET', '/metrics')).text;
-  expect(metrics).toMatch(/^sluice_agent_process_spare_sessions\{[^}]*\} 2$/m);
+  expect(metrics).toMatch(new RegExp(`^sluice_agent_process_spare_sessions\\{[^}]*\\} ${SPARES}$`, 'm'));
   const session = await openSession(sluice.url);
-  expect(await spares()).toBeLessThan(2);
+  expect(await spares()).toBeLessThan(SPARES);
 
   const promptId = await sendPrompt(sluice.url, session.sessionId, 'hello');
   const end = await terminalOf(session.stream, promptId, 120_000);
@@ -66,5 +69,5 @@ test('a create adopts a spare qwen session: it sees qwen’s commands once and i
   );
   expect(commands).toHaveLength(1);
   // replenished once the process is idle again
-  await expect.poll(spares, { timeout: 60_000, interval: 200 }).toBe(2);
+  await expect.poll(spares, { timeout: 60_000, interval: 200 }).toBe(SPARES);
 }, 300_000);
