@@ -3,7 +3,7 @@ import { afterEach, expect, test, vi } from 'vitest';
 import { startSluice, runSluice, type SluiceProcess } from '../../../daemon/test/helpers/sluice-process.js';
 import { fleetPrefix, poolPrefix } from '../../src/index.js';
 import { CountingUpstream } from './helpers/counting-upstream.js';
-import { REDIS_URL, deleteFleet, randomFleetName } from './helpers/fleet-scripts.js';
+import { REDIS_URL, REDIS_WAIT, deleteFleet, randomFleetName } from './helpers/fleet-scripts.js';
 
 // Real bundled daemons as child processes sharing one fleet on the real Redis, in front of an
 // upstream that counts the calls it serves at once (issue 21 acceptance).
@@ -90,12 +90,12 @@ test('SIGKILL of a daemon frees its fleet slots: a call queued on another daemon
   counting.held = true;
   // The doomed daemon takes all 4 fleet slots; its calls hang upstream.
   const hung = Array.from({ length: 4 }, () => chat(doomed).catch(() => 0));
-  await vi.waitFor(() => expect(counting.active).toBe(4));
+  await vi.waitFor(() => expect(counting.active).toBe(4), REDIS_WAIT);
   const redis = new Redis(REDIS_URL);
   const pool = poolPrefix(fleetPrefix(name), 'openai/fleet-model');
   expect(await redis.hget(`${pool}meta`, 'used')).toBe('4');
   const queued = chat(survivor);
-  await vi.waitFor(async () => expect(await redis.zcard(`${pool}queue`)).toBe(1));
+  await vi.waitFor(async () => expect(await redis.zcard(`${pool}queue`)).toBe(1), REDIS_WAIT);
   await doomed.stop('SIGKILL');
   await Promise.all(hung);
   // The upstream calls the dead daemon left are gone; answer the survivor's as soon as it comes.
@@ -105,7 +105,7 @@ test('SIGKILL of a daemon frees its fleet slots: a call queued on another daemon
   await vi.waitFor(async () => {
     expect(await redis.hget(`${pool}meta`, 'used')).toBe('0');
     expect(await redis.hlen(`${pool}leases`)).toBe(0);
-  });
+  }, REDIS_WAIT);
   redis.disconnect();
 });
 

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { MemoryJournal, OverloadedError, SharedModelRuntime, type ModelRuntimeError } from '@sluice/runtime';
 import { ScriptedProvider } from '../../../runtime/test/helpers/scripted-provider.js';
 import { RedisCapacity } from '../../src/index.js';
-import { REDIS_URL, deleteFleet, randomFleetName } from './helpers/fleet-scripts.js';
+import { REDIS_URL, REDIS_WAIT, deleteFleet, randomFleetName } from './helpers/fleet-scripts.js';
 import { RedisMonitor } from './helpers/redis-monitor.js';
 
 // The Redis capacity port inside real runtimes (the scheduler's shared path), against the real
@@ -68,13 +68,13 @@ describe('RedisCapacity in the model runtime', () => {
     const b = await node(name, { maxConcurrency: 2, maxQueued: 4 });
     const first = a.runtime.complete(request);
     const second = b.runtime.complete(request);
-    await vi.waitFor(() => expect(a.provider.calls.length + b.provider.calls.length).toBe(2));
+    await vi.waitFor(() => expect(a.provider.calls.length + b.provider.calls.length).toBe(2), REDIS_WAIT);
     const third = b.runtime.complete(request);
-    await vi.waitFor(() => expect(b.runtime.schedulerSnapshot().queued).toBe(1));
+    await vi.waitFor(() => expect(b.runtime.schedulerSnapshot().queued).toBe(1), REDIS_WAIT);
     expect(b.provider.calls.length).toBe(1);
     a.provider.calls[0]!.succeed('one');
     await expect(first).resolves.toMatchObject({ text: 'one' });
-    await vi.waitFor(() => expect(b.provider.calls.length).toBe(2));
+    await vi.waitFor(() => expect(b.provider.calls.length).toBe(2), REDIS_WAIT);
     b.provider.calls[0]!.succeed('two');
     b.provider.calls[1]!.succeed('three');
     await expect(second).resolves.toMatchObject({ text: 'two' });
@@ -87,7 +87,7 @@ describe('RedisCapacity in the model runtime', () => {
     const b = await node(name, { maxConcurrency: 1, maxQueued: 1 });
     a.runtime.complete(request).catch(() => {});
     a.runtime.complete(request).catch(() => {});
-    await vi.waitFor(() => expect(a.runtime.schedulerSnapshot().inflight).toBe(2));
+    await vi.waitFor(() => expect(a.runtime.schedulerSnapshot().inflight).toBe(2), REDIS_WAIT);
     const refused = await b.runtime.complete(request).catch((error: ModelRuntimeError) => error);
     expect(refused).toBeInstanceOf(OverloadedError);
     expect(refused).toMatchObject({ code: 'model_overloaded', capacity: 'QueueFull', limit: 1 });
@@ -99,7 +99,7 @@ describe('RedisCapacity in the model runtime', () => {
     const name = fleet();
     const a = await node(name, { maxConcurrency: 1, maxQueued: 0 });
     a.runtime.complete(request).catch(() => {});
-    await vi.waitFor(() => expect(a.provider.calls.length).toBe(1));
+    await vi.waitFor(() => expect(a.provider.calls.length).toBe(1), REDIS_WAIT);
     const stream = a.runtime.stream(request);
     await expect(stream[Symbol.asyncIterator]().next()).rejects.toMatchObject({ capacity: 'QueueFull' });
   });
@@ -110,15 +110,15 @@ describe('RedisCapacity in the model runtime', () => {
     a.runtime.complete(request).catch(() => {});
     const controller = new AbortController();
     const queued = a.runtime.complete(request, { signal: controller.signal });
-    await vi.waitFor(() => expect(a.runtime.schedulerSnapshot().queued).toBe(1));
+    await vi.waitFor(() => expect(a.runtime.schedulerSnapshot().queued).toBe(1), REDIS_WAIT);
     controller.abort();
     await expect(queued).rejects.toMatchObject({ code: 'model_cancelled' });
     // The queue place is free again fleet-wide: another node can queue.
     const b = await node(name, { maxConcurrency: 1, maxQueued: 1 });
     const next = b.runtime.complete(request);
-    await vi.waitFor(() => expect(b.runtime.schedulerSnapshot().queued).toBe(1));
+    await vi.waitFor(() => expect(b.runtime.schedulerSnapshot().queued).toBe(1), REDIS_WAIT);
     a.provider.calls[0]!.succeed();
-    await vi.waitFor(() => expect(b.provider.calls.length).toBe(1));
+    await vi.waitFor(() => expect(b.provider.calls.length).toBe(1), REDIS_WAIT);
     b.provider.calls[0]!.succeed('after');
     await expect(next).resolves.toMatchObject({ text: 'after' });
   });
@@ -126,9 +126,9 @@ describe('RedisCapacity in the model runtime', () => {
   test('a call naming another model counts against the daemon pool: naming models opens no new limits', async () => {
     const a = await node(fleet(), { maxConcurrency: 1, maxQueued: 1 });
     a.runtime.complete(request, { model: 'some-other-model' }).catch(() => {});
-    await vi.waitFor(() => expect(a.provider.calls.length).toBe(1));
+    await vi.waitFor(() => expect(a.provider.calls.length).toBe(1), REDIS_WAIT);
     a.runtime.complete(request, { model: 'a-third-model' }).catch(() => {});
-    await vi.waitFor(() => expect(a.runtime.schedulerSnapshot().queued).toBe(1));
+    await vi.waitFor(() => expect(a.runtime.schedulerSnapshot().queued).toBe(1), REDIS_WAIT);
     expect(a.provider.calls.length).toBe(1);
     expect(a.runtime.pool).toBe('scripted/scripted-1');
   });
@@ -151,7 +151,7 @@ describe('RedisCapacity in the model runtime', () => {
     const name = fleet();
     const a = await node(name, { maxConcurrency: 1, maxQueued: 1 });
     const warmUp = a.runtime.complete(request); // the first use of a script may load it
-    await vi.waitFor(() => expect(a.provider.calls.length).toBe(1));
+    await vi.waitFor(() => expect(a.provider.calls.length).toBe(1), REDIS_WAIT);
     a.provider.calls[0]!.succeed();
     await warmUp;
     const port = a.capacity.commandPort;
@@ -160,7 +160,7 @@ describe('RedisCapacity in the model runtime', () => {
       if (source.endsWith(`:${port}`)) seen.push(args);
     });
     const answer = a.runtime.complete(request);
-    await vi.waitFor(() => expect(a.provider.calls.length).toBe(2));
+    await vi.waitFor(() => expect(a.provider.calls.length).toBe(2), REDIS_WAIT);
     const callId = (a.provider.calls[1]!.options as unknown as { callId: string }).callId;
     const ofCall = (): string[][] => seen.filter((args) => args.includes(callId));
     // Each transition is sent once, as the kind before the lease id in a batch.
@@ -168,10 +168,10 @@ describe('RedisCapacity in the model runtime', () => {
       args.flatMap((arg, i) => (arg === callId ? [args[i - 1]!] : []));
     const transitions = (): string[] => ofCall().flatMap(kinds);
     // MONITOR reports on its own connection, later than the call starts: wait for the admission.
-    await vi.waitFor(() => expect(transitions()).toEqual(['a']));
+    await vi.waitFor(() => expect(transitions()).toEqual(['a']), REDIS_WAIT);
     a.provider.calls[1]!.succeed();
     await answer;
-    await vi.waitFor(() => expect(transitions()).toEqual(['a', 'l', 'r']));
+    await vi.waitFor(() => expect(transitions()).toEqual(['a', 'l', 'r']), REDIS_WAIT);
     monitor.stop();
     // Admission alone in one script run; leave (SCH-5) and release in at most one each — here the
     // in-memory journal confirms the result at once, so both share one run.
@@ -205,7 +205,7 @@ describe('RedisCapacity while Redis is unreachable', () => {
     );
     const first = a.runtime.complete(request);
     const second = a.runtime.complete(request);
-    await vi.waitFor(() => expect(a.provider.calls.length).toBe(1));
+    await vi.waitFor(() => expect(a.provider.calls.length).toBe(1), REDIS_WAIT);
     await expect(a.runtime.complete(request)).rejects.toMatchObject({ capacity: 'QueueFull' });
     expect(a.runtime.schedulerSnapshot().fleet).toMatchObject({
       mode: 'local',
@@ -213,7 +213,7 @@ describe('RedisCapacity while Redis is unreachable', () => {
     });
     a.provider.calls[0]!.succeed('first');
     await expect(first).resolves.toMatchObject({ text: 'first' });
-    await vi.waitFor(() => expect(a.provider.calls.length).toBe(2));
+    await vi.waitFor(() => expect(a.provider.calls.length).toBe(2), REDIS_WAIT);
     a.provider.calls[1]!.succeed('second');
     await expect(second).resolves.toMatchObject({ text: 'second' });
   });
@@ -222,10 +222,10 @@ describe('RedisCapacity while Redis is unreachable', () => {
     const name = fleet();
     const a = await node(name, { maxConcurrency: 1, maxQueued: 0 });
     const first = a.runtime.complete(request);
-    await vi.waitFor(() => expect(a.provider.calls.length).toBe(1));
+    await vi.waitFor(() => expect(a.provider.calls.length).toBe(1), REDIS_WAIT);
     const second = a.runtime.complete(request, { waitForCapacity: true });
     const third = a.runtime.complete(request, { waitForCapacity: true });
-    await vi.waitFor(() => expect(a.runtime.schedulerSnapshot().waiting).toBe(2));
+    await vi.waitFor(() => expect(a.runtime.schedulerSnapshot().waiting).toBe(2), REDIS_WAIT);
     await expect(a.runtime.complete(request)).rejects.toMatchObject({ capacity: 'QueueFull' });
     expect(a.journal.records()).toHaveLength(1);
     // This node gives its slot back: its longest waiter asks the fleet at once, not after Retry-After.
@@ -245,11 +245,11 @@ describe('RedisCapacity while Redis is unreachable', () => {
     const a = await node(name, { maxConcurrency: 1, maxQueued: 0 });
     const b = await node(name, { maxConcurrency: 1, maxQueued: 0 });
     const first = a.runtime.complete(request);
-    await vi.waitFor(() => expect(a.provider.calls.length).toBe(1));
+    await vi.waitFor(() => expect(a.provider.calls.length).toBe(1), REDIS_WAIT);
     const host = new AbortController();
     const cancelled = b.runtime.complete(request, { waitForCapacity: true, signal: host.signal });
     const waiting = b.runtime.complete(request, { waitForCapacity: true });
-    await vi.waitFor(() => expect(b.runtime.schedulerSnapshot().waiting).toBe(2));
+    await vi.waitFor(() => expect(b.runtime.schedulerSnapshot().waiting).toBe(2), REDIS_WAIT);
     host.abort();
     await expect(cancelled).rejects.toMatchObject({ code: 'model_cancelled' });
     a.provider.calls[0]!.succeed('first');

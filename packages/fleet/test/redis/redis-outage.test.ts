@@ -3,7 +3,7 @@ import { afterEach, expect, test, vi } from 'vitest';
 import { MemoryJournal, SharedModelRuntime } from '@sluice/runtime';
 import { ScriptedProvider } from '../../../runtime/test/helpers/scripted-provider.js';
 import { RedisCapacity, fleetPrefix, poolPrefix } from '../../src/index.js';
-import { REDIS_URL, deleteFleet, randomFleetName } from './helpers/fleet-scripts.js';
+import { REDIS_URL, REDIS_WAIT, deleteFleet, randomFleetName } from './helpers/fleet-scripts.js';
 import { TcpProxy } from './helpers/tcp-proxy.js';
 
 // A real outage: the node reaches Redis through a proxy that the test cuts and restores.
@@ -47,11 +47,11 @@ test('a release that could not reach Redis is sent once it answers again: the sl
   const request = { messages: [{ role: 'user' as const, content: 'hi' }] };
 
   const shared = runtime.complete(request);
-  await vi.waitFor(() => expect(provider.calls.length).toBe(1));
+  await vi.waitFor(() => expect(provider.calls.length).toBe(1), REDIS_WAIT);
   expect(await direct.hget(`${pool}meta`, 'used')).toBe('1');
 
   await proxy.cut();
-  await vi.waitFor(() => expect(runtime.schedulerSnapshot().fleet?.mode).toBe('local'));
+  await vi.waitFor(() => expect(runtime.schedulerSnapshot().fleet?.mode).toBe('local'), REDIS_WAIT);
   provider.calls[0]!.succeed('done while cut off');
   await expect(shared).resolves.toMatchObject({ text: 'done while cut off' });
   // Still held in Redis: nothing could tell it.
@@ -59,7 +59,7 @@ test('a release that could not reach Redis is sent once it answers again: the sl
 
   // Meanwhile this node admits on its share of the limits.
   const local = runtime.complete(request);
-  await vi.waitFor(() => expect(provider.calls.length).toBe(2));
+  await vi.waitFor(() => expect(provider.calls.length).toBe(2), REDIS_WAIT);
   provider.calls[1]!.succeed('local');
   await expect(local).resolves.toMatchObject({ text: 'local' });
 

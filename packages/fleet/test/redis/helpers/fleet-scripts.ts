@@ -5,6 +5,12 @@ import { BATCH_LUA, RENEW_LUA, fleetPrefix, poolPrefix } from '../../../src/inde
 /** The Redis every fleet test uses (nothing persisted there). */
 export const REDIS_URL = process.env['SLUICE_TEST_REDIS'] ?? 'redis://127.0.0.1:6379';
 
+/**
+ * `vi.waitFor` options for a condition that crosses the real Redis: its default second is short
+ * when other test files keep the 2-core CI machine and Redis busy.
+ */
+export const REDIS_WAIT = { timeout: 10_000 };
+
 /** A fleet name no other test run shares. */
 export function randomFleetName(): string {
   return `test-${randomBytes(6).toString('hex')}`;
