@@ -30,7 +30,7 @@ const LOCK_MODULE = fileURLToPath(new URL('../../dist/persistence/data-dir-lock.
  * A process that claims `dir` when the clock reaches `startAt`, prints `won` or `lost`, and
  * holds what it won until it is killed or `holdMs` passed.
  */
-function claimant(dir: string, startAt: number, holdMs = 1_500) {
+function claimant(dir: string, startAt: number, holdMs: number) {
   const code = `
     const [dir, startAt, holdMs] = process.argv.slice(1);
     const { lockDataDir } = await import(${JSON.stringify(LOCK_MODULE)});
@@ -77,8 +77,12 @@ describe('one daemon per data directory', () => {
       const dir = join(root, `d${round}`);
       mkdirSync(dir);
       const startAt = Date.now() + 600;
-      const claims = Array.from({ length: 6 }, () => claimant(dir, startAt));
+      // Winners hold the directory until every claimant has spoken: on a loaded machine one may
+      // start late, and it must still find the directory taken (a winner that let go after a
+      // fixed time let a late one win in CI).
+      const claims = Array.from({ length: 6 }, () => claimant(dir, startAt, 60_000));
       const said = await Promise.all(claims.map((c) => c.said));
+      for (const c of claims) c.child.kill('SIGKILL');
       await Promise.all(claims.map((c) => c.exited));
       expect(
         said.filter((s) => s === 'won'),
