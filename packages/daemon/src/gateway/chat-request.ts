@@ -58,13 +58,12 @@ export class InvalidChatRequestError extends CataloguedError<'invalid_chat_reque
 export function readChatRequest(body: unknown): ChatRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new InvalidChatRequestError('the request body must be a JSON object');
-  const raw = rawMembersOf(body as Record<string, unknown>);
+  const fields = body as Record<string, unknown>;
+  const raw = useRawMembers(fields);
   if (nestedDeeperThan(body, MAX_BODY_DEPTH, raw))
     throw new InvalidChatRequestError(
       `the request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep; flatten it`,
     );
-  const fields = body as Record<string, unknown>;
-  if (raw.size > 0) useRawMembers(fields, raw);
   const { model, messages, stream } = fields;
   if (model !== undefined && (typeof model !== 'string' || model === ''))
     throw new InvalidChatRequestError(`"model" must be a non-empty string, got ${describeValue(model)}`);
@@ -163,27 +162,22 @@ function othersOf(
   return others;
 }
 
-/** The spans of the body's large {@link RAW_MEMBERS}, when its bytes are known. */
-function rawMembersOf(body: Record<string, unknown>): Map<string, MemberSpan> {
-  const none = new Map<string, MemberSpan>();
-  const source = jsonSourceOf(body);
-  if (source === undefined || source.length < RAW_MEMBER_MIN_BYTES) return none;
-  const spans = topLevelMembers(source, RAW_MEMBERS);
-  if (spans === undefined) return none;
-  for (const [key, span] of spans)
-    if (span.end - span.start < RAW_MEMBER_MIN_BYTES || typeof body[key] !== 'object' || body[key] === null)
-      spans.delete(key);
-  return spans;
-}
-
 /**
- * Replaces the members of `body` in `spans` by their bytes in the body's source — in place, so
- * that their parsed values (thousands of objects for an agent's tool schemas) are garbage at once
- * instead of living, through the request's body, as long as the call.
+ * Replaces the body's large {@link RAW_MEMBERS} by their bytes in its source, when that is known,
+ * and returns their spans (none otherwise). In place, so that their parsed values (thousands of
+ * objects for an agent's tool schemas) are garbage at once instead of living, through the
+ * request's body, as long as the call.
  */
-function useRawMembers(body: Record<string, unknown>, spans: Map<string, MemberSpan>): void {
-  const source = jsonSourceOf(body)!;
-  for (const [key, { start, end }] of spans) body[key] = RawJson.ofParsedSpan(source, start, end);
+function useRawMembers(body: Record<string, unknown>): Map<string, MemberSpan> {
+  const source = jsonSourceOf(body);
+  if (source === undefined || source.length < RAW_MEMBER_MIN_BYTES) return new Map();
+  const spans = topLevelMembers(source, RAW_MEMBERS) ?? new Map<string, MemberSpan>();
+  for (const [key, { start, end }] of spans) {
+    if (end - start < RAW_MEMBER_MIN_BYTES || typeof body[key] !== 'object' || body[key] === null)
+      spans.delete(key);
+    else body[key] = RawJson.ofParsedSpan(source, start, end);
+  }
+  return spans;
 }
 
 /**
