@@ -71,6 +71,11 @@ function diagnostics(size) {
       of: (r) => turnFigure(r, r.full?.pssKiB / 1024),
     },
     {
+      label: `memory of the daemon's own process (RSS; its agents not included), ${size.sessions} live sessions`,
+      unit: ' MiB',
+      of: (r) => turnFigure(r, r.full?.rootRssKiB / 1024),
+    },
+    {
       label: `processes in the tree, ${size.sessions} live sessions`,
       of: (r) => turnFigure(r, r.full?.processes),
     },
@@ -86,6 +91,19 @@ function diagnostics(size) {
       label: "model calls' mean wait for a slot (Sluice's `sluice_model_queue_wait_seconds`)",
       unit: ' ms',
       of: (r) => turnFigure(r, r.slotWaitMs),
+      optional: true,
+    },
+    {
+      label: "model calls' mean time holding a slot: request recorded (`sluice_model_recording_seconds`)",
+      unit: ' ms',
+      digits: 1,
+      of: (r) => turnFigure(r, r.recordingMs),
+      optional: true,
+    },
+    {
+      label: "model calls' mean time holding a slot: in the provider (`sluice_model_execution_seconds`)",
+      unit: ' ms',
+      of: (r) => turnFigure(r, r.executionMs),
       optional: true,
     },
     {

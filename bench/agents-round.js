@@ -70,22 +70,26 @@ async function measure(daemon, model, size, figures) {
   while (2 + burst.length + rest.length < size.sessions) rest.push(await create());
   const sessions = [first.sessionId, second.sessionId, ...burst, ...rest];
 
-  const waitedBefore = await slotWait(daemon.url);
+  const phasesBefore = await modelPhases(daemon.url);
   Object.assign(figures, await turnLoad(client, sessions, size.prompts, pid, model));
-  const waitedAfter = await slotWait(daemon.url);
-  if (waitedBefore !== undefined && waitedAfter !== undefined && waitedAfter.calls > waitedBefore.calls)
-    figures.slotWaitMs =
-      (1000 * (waitedAfter.seconds - waitedBefore.seconds)) / (waitedAfter.calls - waitedBefore.calls);
+  Object.assign(figures, phaseMeans(phasesBefore, await modelPhases(daemon.url)));
   await sleep(SETTLE_MS);
   figures.full = treeMemory(pid);
   figures.perSessionKiB = (figures.full.rssKiB - figures.two.rssKiB) / (sessions.length - 2);
 }
 
+/** The phases of a Sluice model call its `/metrics` times: figure name → histogram. */
+const PHASES = {
+  slotWaitMs: 'sluice_model_queue_wait_seconds',
+  recordingMs: 'sluice_model_recording_seconds',
+  executionMs: 'sluice_model_execution_seconds',
+};
+
 /**
- * The time Sluice's model calls waited for a slot so far, from `sluice_model_queue_wait_seconds`
- * of its `/metrics` (every model's series summed); undefined for a daemon without that metric.
+ * The time Sluice's finished model calls spent in each phase so far, from its `/metrics` (every
+ * model's series summed); undefined for a daemon without those metrics.
  */
-async function slotWait(url) {
+async function modelPhases(url) {
   const response = await fetch(`${url}/metrics`).catch(() => undefined);
   if (response?.ok !== true) return undefined;
   const text = await response.text();
@@ -94,11 +98,24 @@ async function slotWait(url) {
       (total, match) => total + Number(match[1]),
       0,
     );
-  if (!text.includes('sluice_model_queue_wait_seconds_count')) return undefined;
-  return {
-    seconds: sum('sluice_model_queue_wait_seconds_sum'),
-    calls: sum('sluice_model_queue_wait_seconds_count'),
-  };
+  if (!text.includes(`${PHASES.slotWaitMs}_count`)) return undefined;
+  return Object.fromEntries(
+    Object.entries(PHASES).map(([figure, name]) => [
+      figure,
+      { seconds: sum(`${name}_sum`), calls: sum(`${name}_count`) },
+    ]),
+  );
+}
+
+/** The mean of each phase over the calls that finished between two readings of {@link modelPhases}. */
+function phaseMeans(before, after) {
+  if (before === undefined || after === undefined) return {};
+  const means = {};
+  for (const figure of Object.keys(PHASES)) {
+    const calls = after[figure].calls - before[figure].calls;
+    if (calls > 0) means[figure] = (1000 * (after[figure].seconds - before[figure].seconds)) / calls;
+  }
+  return means;
 }
 
 /**

@@ -97,15 +97,18 @@ export function ownCpuMs(root) {
 /**
  * Memory of `root`'s tree: the sum of its processes' RSS (what the issue's targets use; pages
  * shared between processes count once per process) and of their PSS (shared pages split), in
- * KiB, with the number of processes.
+ * KiB, with the RSS of `root` alone and the number of processes.
  */
 export function treeMemory(root) {
   const pids = treePids(root);
   let rssKiB = 0;
   let pssKiB = 0;
+  let rootRssKiB = 0;
   for (const pid of pids) {
-    rssKiB += parseRssKiB(readProc(`/proc/${pid}/status`) ?? '');
+    const rss = parseRssKiB(readProc(`/proc/${pid}/status`) ?? '');
+    rssKiB += rss;
+    if (pid === root) rootRssKiB = rss;
     pssKiB += parsePssKiB(readProc(`/proc/${pid}/smaps_rollup`) ?? '');
   }
-  return { rssKiB, pssKiB, processes: pids.length };
+  return { rssKiB, pssKiB, rootRssKiB, processes: pids.length };
 }
