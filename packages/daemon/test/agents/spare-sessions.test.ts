@@ -34,6 +34,9 @@ async function start(spares: number, flags: string[] = [], config: Record<string
   await until(() => processes()[0]?.ready === true, 'the preheated process answered initialize');
 }
 
+/** The test agent's `_meta` of its commands update, less the skills' text. */
+const KEPT_META = { availableSkills: ['review'], other: 'kept' };
+
 const processes = () => d!.daemon.agentPool!.describe().processes;
 const calls = (method: string) => d!.log().filter((entry) => entry.method === method);
 
@@ -107,6 +110,7 @@ describe('spare agent sessions', () => {
     };
     const seenByA = await commandsOf(a.sessionId);
     expect(seenByA.updates[0]!.data.data.update.sessionUpdate).toBe('available_commands_update');
+    expect(seenByA.updates[0]!.data.data.update._meta).toEqual(KEPT_META);
     expect(seenByA.updates[0]!.data.promptId).toBeUndefined();
     expect(seenByA.updates[1]!.data.promptId).toBe(promptId);
     const seenByB = await commandsOf(b.sessionId);
@@ -155,6 +159,19 @@ describe('spare agent sessions', () => {
     const update = await replay.waitFor((f) => f.event === 'session_update', 5_000);
     replay.close();
     expect(update.data.data.update.availableCommands?.[0]?.name).toBe(name);
+    expect(update.data.data.update._meta).toEqual(KEPT_META);
+    a.stream.close();
+  });
+
+  test('a fresh session’s stream gets the commands and skill names, never the skills’ text (as from qwen serve)', async () => {
+    await start(0, ['--commands']);
+    const a = await openSession(d!.url);
+    const replay = await openEvents(d!.url, a.sessionId, { headers: { 'Last-Event-ID': '0' } });
+    const update = await replay.waitFor((f) => f.event === 'session_update', 5_000);
+    replay.close();
+    expect(update.data.data.update.availableCommands).toHaveLength(1);
+    expect(update.data.data.update._meta).toEqual(KEPT_META);
+    expect(JSON.stringify(update.data)).not.toContain('Read the change');
     a.stream.close();
   });
 

@@ -2,6 +2,7 @@ import type { AgentHost, PermissionRequest, SessionUpdate } from '../../sessions
 import { describeValue } from '@sluice/protocol';
 import { RPC_ERROR, RpcError } from './json-rpc-channel.js';
 import type { SessionLink } from './session-link.js';
+import { dropSkillDetails } from './skill-details.js';
 import { readTextFile, writeTextFile } from './workspace-files.js';
 
 /**
@@ -59,25 +60,27 @@ export async function answerAgentRequest(lookup: LinkLookup, method: string, raw
 }
 
 /**
- * Relays a `session/update` notification exactly as the agent sent it: into the running turn
- * (whose answer text it accumulates), or, outside a turn, onto the session's stream as a
- * `session_update` without a prompt id. Updates of a `session/load` replay are dropped (the
- * session's clients have that history already); an adopted spare's wait in `link.held`; one
- * naming no session goes to `unclaimed` (a spare agent session's, docs/decisions/030). `bytes`
- * is the size of the agent's line, what a held update counts against its bound.
+ * Relays a `session/update` notification as the agent sent it, less qwen's skill texts
+ * ({@link dropSkillDetails}): into the running turn (whose answer text it accumulates), or,
+ * outside a turn, onto the session's stream as a `session_update` without a prompt id. Updates
+ * of a `session/load` replay are dropped (the session's clients have that history already); an
+ * adopted spare's wait in `link.held`; one naming no session goes to `unclaimed` (a spare agent
+ * session's, docs/decisions/030). `lineBytes` is the size of the agent's line; a held update
+ * counts that against its bound, or its own size once the skill texts are gone.
  */
 export function relayNotification(
   lookup: LinkLookup,
   host: AgentHost | undefined,
   method: string,
   raw: unknown,
-  bytes: number,
+  lineBytes: number,
   unclaimed?: (agentSessionId: unknown, update: SessionUpdate, bytes: number) => void,
 ): void {
   if (method !== 'session/update' || typeof raw !== 'object' || raw === null) return;
   const params = raw as Record<string, unknown>;
   const update = params['update'] as SessionUpdate | undefined;
   if (typeof update !== 'object' || update === null || typeof update.sessionUpdate !== 'string') return;
+  const bytes = dropSkillDetails(update) ? JSON.stringify(update).length : lineBytes;
   const link = lookup(params['sessionId']);
   if (link === undefined) {
     unclaimed?.(params['sessionId'], update, bytes);
