@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { SqliteJournalPruner, type PruneBatch } from '@sluice/runtime';
+import { boundPageCache, SqliteJournalPruner, type PruneBatch } from '@sluice/runtime';
 
 /**
  * The daemon's own connection to the journal's file for deleting model calls: retention
@@ -16,6 +16,7 @@ export class JournalMaintenance {
     this.db = new Database(path, { fileMustExist: true });
     try {
       this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      boundPageCache(this.db);
       this.db.pragma('secure_delete = ON');
       this.pruner = new SqliteJournalPruner(this.db, durableBudgetTasks(this.db));
     } catch (error) {

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { TaskBudgetLimits } from '@sluice/runtime';
+import { boundPageCache, type TaskBudgetLimits } from '@sluice/runtime';
 import type { BudgetDefinition, BudgetInsert, BudgetStore } from '../budgets/index.js';
 import { NEWER_DATA_DIR_ADVICE, type Migration } from '@sluice/store';
 import { migrateComponent } from './sqlite-component-schema.js';
@@ -57,6 +57,7 @@ export class SqliteBudgetStore implements BudgetStore {
     this.db = new Database(path);
     try {
       this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      boundPageCache(this.db);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('secure_delete = ON'); // as every connection to the file: see the journal's
       migrateComponent(this.db, BUDGET_SCHEMA);

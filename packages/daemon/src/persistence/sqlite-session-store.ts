@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { boundPageCache } from '@sluice/runtime';
 import { DeltaSessionStore, fromMessageRow, historyDelta } from '@sluice/store';
 import {
   DEFAULT_MAX_CONVERSATION_BYTES,
@@ -291,6 +292,7 @@ function openDatabase(
   const db = new Database(path);
   try {
     db.pragma(`busy_timeout = ${pragmas.busyTimeoutMs}`);
+    boundPageCache(db);
     const mode = db.pragma('journal_mode = WAL', { simple: true });
     if (mode !== 'wal' && path !== ':memory:')
       throw new Error(`Session store "${path}" cannot use WAL mode (got ${String(mode)})`);

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { rethrowLater, type ErrorReporter } from '../report-error.js';
+import { SQLITE_PAGE_CACHE_KIB } from '../sqlite-page-cache.js';
 import { nonNegativeInteger, positiveInteger } from '../validate.js';
 
 /** Options of {@link SqliteJournal}. */
@@ -47,6 +48,8 @@ export interface WriterSettings {
   walAutocheckpointPages: number;
   walSizeLimitBytes: number;
   idleCheckpointMs: number;
+  /** The writer connection's page cache, in KiB ({@link SQLITE_PAGE_CACHE_KIB}). */
+  pageCacheKiB: number;
 }
 
 /** {@link SqliteJournalOptions} validated, with their defaults. */
@@ -103,6 +106,7 @@ export function resolveSqliteJournalOptions(options: SqliteJournalOptions): Sqli
       'idleCheckpointMs',
       options.idleCheckpointMs ?? DEFAULT_IDLE_CHECKPOINT_MS,
     ),
+    pageCacheKiB: SQLITE_PAGE_CACHE_KIB,
   };
   const reconcileInterrupted = options.reconcileInterrupted ?? false;
   if (typeof reconcileInterrupted !== 'boolean')

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { latestVersion, type Migration, type MigrationOutcome } from '@sluice/store';
+import { boundPageCache } from '../sqlite-page-cache.js';
 import { JournalSchemaTooNewError } from './journal-errors.js';
 import { markAllSettled, reconcileInterruptedCalls } from './sqlite-reconcile.js';
 
@@ -108,6 +109,7 @@ export function initializeJournalFile(
   const db = new Database(path);
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    boundPageCache(db);
     const mode = db.pragma('journal_mode = WAL', { simple: true });
     if (mode !== 'wal') throw new Error(`Journal "${path}" cannot use WAL mode (got ${String(mode)})`);
     const migration = migrateJournal(db);
