@@ -71,6 +71,8 @@ test('a create adopts a spare qwen session: it sees qwen’s commands once and i
   // as from qwen serve: the commands and skill names, not every skill's text (~1.5 MB a session)
   const update = commands[0]!.data.data.update;
   expect(update.availableCommands.length).toBeGreaterThan(0);
+  // qwen names its skills only when it sent their texts too (its bundled skills: always)
+  expect(update._meta?.availableSkills?.length).toBeGreaterThan(0);
   expect(update._meta?.availableSkillDetails).toBeUndefined();
   // replenished once the process is idle again
   await expect.poll(spares, { timeout: 60_000, interval: 200 }).toBe(SPARES);
