@@ -71,6 +71,11 @@ function diagnostics(size) {
       of: (r) => turnFigure(r, r.full?.pssKiB / 1024),
     },
     {
+      label: `memory of the process tree (RSS), ${size.sessions} live sessions, 10 s after the turns`,
+      unit: ' MiB',
+      of: (r) => turnFigure(r, r.rest?.rssKiB / 1024),
+    },
+    {
       label: `memory of the daemon's own process (RSS; its agents not included), ${size.sessions} live sessions`,
       unit: ' MiB',
       of: (r) => turnFigure(r, r.full?.rootRssKiB / 1024),
@@ -234,7 +239,7 @@ function describe({ size, sluice, versions, answer, quick }) {
   return [
     `qwen-code ${versions.qwen} \`--acp\` (on Node ${versions.node22}, the install of the real-agent tests, \`scripts/qwen-agent.ts\`) under the reference daemon \`qwen serve\` of the same install, and under the built \`sluice serve --agent "<that qwen --acp>"\` (Node ${process.version}) with default flags but \`--provider openai --model … --base-url <the fake model>\`${extraArgs}${env}; a third column adds \`--model-max-concurrency 16\` (the model slots' default is 4, docs/spec.md SCH-3; \`qwen serve\` sends every call to the model at once, docs/decisions/043). Both daemons listen on a free loopback port without a token; each start gets a fresh scratch HOME (\`createQwenHome\`: OpenAI auth, telemetry and background model calls off) and a fresh workspace. \`qwen serve\`'s agent calls the fake model directly, Sluice's through Sluice's model gateway. The model (\`bench/agents-model.js\`, a child process) streams a ${answer.words}-word answer, ${answer.firstTokenMs} ms to the first word and ${answer.chunkMs} ms between words. The client is \`@qwen-code/sdk\` \`DaemonClient\` in the bench process.${relaunch}`,
     '',
-    `A round starts a subject, waits for its listening line, then: creates a session and runs a first prompt (\`prompt()\`), the same for a second session; reads the tree's memory (after 1 s); creates ${size.burst} sessions at once, then more up to ${size.sessions}; sends every session ${size.prompts} prompts at once (\`promptNonBlocking\`, terminal events read from each session's stream) and measures turns/s, the p95 latency from POST to terminal event and the CPU (user + system of every process of the daemon's tree, \`/proc/<pid>/stat\`, exited children included; apart, of the daemon's own process); reads the memory again after 1 s and stops the daemon (SIGTERM). Memory is the sum of VmRSS over the daemon's process tree; per added session = (memory with ${size.sessions} − with 2) ÷ ${size.sessions - 2}. ${size.rounds} round(s)${quick ? '' : ' after a warm-up start of each subject'}; each round begins with the next subject in turn. Cells: median (min–max over the rounds); for Sluice, the ratio of the medians to \`qwen serve\`'s and the range of the per-round ratios, in bold when it misses its target.`,
+    `A round starts a subject, waits for its listening line, then: creates a session and runs a first prompt (\`prompt()\`), the same for a second session; reads the tree's memory (after 1 s); creates ${size.burst} sessions at once, then more up to ${size.sessions}; sends every session ${size.prompts} prompts at once (\`promptNonBlocking\`, terminal events read from each session's stream) and measures turns/s, the p95 latency from POST to terminal event and the CPU (user + system of every process of the daemon's tree, \`/proc/<pid>/stat\`, exited children included; apart, of the daemon's own process); reads the memory again after 1 s (the target's reading) and after 10 s (a diagnostic: past V8's memory reducer, 16 sessions at rest) and stops the daemon (SIGTERM). Memory is the sum of VmRSS over the daemon's process tree; per added session = (memory with ${size.sessions} − with 2) ÷ ${size.sessions - 2}. ${size.rounds} round(s)${quick ? '' : ' after a warm-up start of each subject'}; each round begins with the next subject in turn. Cells: median (min–max over the rounds); for Sluice, the ratio of the medians to \`qwen serve\`'s and the range of the per-round ratios, in bold when it misses its target.`,
     '',
   ];
 }

@@ -11,6 +11,11 @@ import { ownCpuMs, treeCpuMs, treeMemory } from './proc-tree.js';
 const WAIT_MS = 300_000;
 /** Memory is read this long after the last answer, once the daemon's work has settled. */
 const SETTLE_MS = 1_000;
+/**
+ * Memory is read again this long after the last answer: past V8's memory reducer (it starts 8 s
+ * after the allocation rate drops), what 16 sessions at rest hold rather than the turns' residue.
+ */
+const REST_MS = 10_000;
 const PROMPT = 'Say that the change is done.';
 const text = (value) => ({ prompt: [{ type: 'text', text: value }] });
 
@@ -76,6 +81,8 @@ async function measure(daemon, model, size, figures) {
   await sleep(SETTLE_MS);
   figures.full = treeMemory(pid);
   figures.perSessionKiB = (figures.full.rssKiB - figures.two.rssKiB) / (sessions.length - 2);
+  await sleep(REST_MS - SETTLE_MS);
+  figures.rest = treeMemory(pid);
 }
 
 /** The phases of a Sluice model call its `/metrics` times: figure name → histogram. */
