@@ -79,7 +79,7 @@ export type { JournalEntry, JournalFilter } from './journal/journal-filter.js';
 export { JournalClosedError, JournalSchemaTooNewError, JournalWriteError } from './journal/journal-errors.js';
 export { MemoryJournal, type MemoryJournalOptions } from './journal/memory-journal.js';
 export { SqliteJournal } from './journal/sqlite-journal.js';
-export { SQLITE_PAGE_CACHE_KIB, boundPageCache } from './sqlite-page-cache.js';
+export { SQLITE_PAGE_CACHE_KIB, openSqlite } from './sqlite-connection.js';
 export type { SqliteJournalOptions } from './journal/sqlite-journal-options.js';
 export type { SqliteJournalStats } from './journal/sqlite-batch-writer.js';
 export { JOURNAL_SCHEMA_VERSION } from './journal/sqlite-schema.js';

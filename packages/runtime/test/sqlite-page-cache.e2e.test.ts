@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { resolveSqliteJournalOptions } from '../src/journal/sqlite-journal-options.js';
-import { SQLITE_PAGE_CACHE_KIB } from '../src/sqlite-page-cache.js';
+import { SQLITE_PAGE_CACHE_KIB } from '../src/sqlite-connection.js';
 
 // better-sqlite3 builds SQLite with a 16 MB page cache per connection; the daemon's connections
 // hold SQLite's own 2 MiB (docs/decisions/045-sqlite-page-caches.md).
@@ -19,18 +19,18 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 /**
  * A fresh process appends 20 MB of ~80 KB JSON records (an agent's model requests) to a WAL
  * database in 100 transactions and reports how much its RSS grew, with the connection bounded
- * by `boundPageCache` or left at better-sqlite3's default.
+ * as the daemon opens its connections (`openSqlite`) or left at better-sqlite3's default.
  */
 function rssGrowthMiB(bounded: boolean): number {
   const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
   const script = `
     import Database from 'better-sqlite3';
     import fs from 'node:fs';
-    import { boundPageCache } from ${JSON.stringify(dist)};
+    import { openSqlite } from ${JSON.stringify(dist)};
     const rss = () => Number(fs.readFileSync('/proc/self/status', 'utf8').match(/VmRSS:\\s+(\\d+)/)[1]) / 1024;
-    const db = new Database(${JSON.stringify(path.join(dir, `${bounded}.db`))});
+    const file = ${JSON.stringify(path.join(dir, `${bounded}.db`))};
+    const db = ${bounded} ? openSqlite(file, 5000) : new Database(file);
     db.pragma('journal_mode = WAL');
-    if (${bounded}) boundPageCache(db);
     db.exec('CREATE TABLE records (seq INTEGER PRIMARY KEY, body TEXT)');
     const insert = db.prepare('INSERT INTO records (body) VALUES (?)');
     const body = JSON.stringify({ messages: [{ role: 'user', content: 'say what is wrong. '.repeat(4200) }] });

@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
-import { boundPageCache, SqliteJournalPruner, type PruneBatch } from '@sluice/runtime';
+import type Database from 'better-sqlite3';
+import { openSqlite, SqliteJournalPruner, type PruneBatch } from '@sluice/runtime';
 
 /**
  * The daemon's own connection to the journal's file for deleting model calls: retention
@@ -13,10 +13,8 @@ export class JournalMaintenance {
 
   /** Opens the (already migrated) journal file at `path`. */
   constructor(path: string, busyTimeoutMs = 5_000) {
-    this.db = new Database(path, { fileMustExist: true });
+    this.db = openSqlite(path, busyTimeoutMs, { fileMustExist: true });
     try {
-      this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-      boundPageCache(this.db);
       this.db.pragma('secure_delete = ON');
       this.pruner = new SqliteJournalPruner(this.db, durableBudgetTasks(this.db));
     } catch (error) {

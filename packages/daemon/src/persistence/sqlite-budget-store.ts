@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
-import { boundPageCache, type TaskBudgetLimits } from '@sluice/runtime';
+import type Database from 'better-sqlite3';
+import { openSqlite, type TaskBudgetLimits } from '@sluice/runtime';
 import type { BudgetDefinition, BudgetInsert, BudgetStore } from '../budgets/index.js';
 import { NEWER_DATA_DIR_ADVICE, type Migration } from '@sluice/store';
 import { migrateComponent } from './sqlite-component-schema.js';
@@ -54,10 +54,8 @@ export class SqliteBudgetStore implements BudgetStore {
     readonly path: string,
     busyTimeoutMs = 5000,
   ) {
-    this.db = new Database(path);
+    this.db = openSqlite(path, busyTimeoutMs);
     try {
-      this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-      boundPageCache(this.db);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('secure_delete = ON'); // as every connection to the file: see the journal's
       migrateComponent(this.db, BUDGET_SCHEMA);

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
-import { boundPageCache } from '@sluice/runtime';
+import type Database from 'better-sqlite3';
+import { openSqlite } from '@sluice/runtime';
 import { DeltaSessionStore, fromMessageRow, historyDelta } from '@sluice/store';
 import {
   DEFAULT_MAX_CONVERSATION_BYTES,
@@ -289,10 +289,8 @@ function openDatabase(
   pragmas: { busyTimeoutMs: number; synchronous: 'NORMAL' | 'FULL'; walAutocheckpointPages: number },
 ): Database.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
+  const db = openSqlite(path, pragmas.busyTimeoutMs);
   try {
-    db.pragma(`busy_timeout = ${pragmas.busyTimeoutMs}`);
-    boundPageCache(db);
     const mode = db.pragma('journal_mode = WAL', { simple: true });
     if (mode !== 'wal' && path !== ':memory:')
       throw new Error(`Session store "${path}" cannot use WAL mode (got ${String(mode)})`);

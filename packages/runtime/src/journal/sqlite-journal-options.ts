@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { rethrowLater, type ErrorReporter } from '../report-error.js';
-import { SQLITE_PAGE_CACHE_KIB } from '../sqlite-page-cache.js';
+import { SQLITE_PAGE_CACHE_KIB } from '../sqlite-connection.js';
 import { nonNegativeInteger, positiveInteger } from '../validate.js';
 
 /** Options of {@link SqliteJournal}. */

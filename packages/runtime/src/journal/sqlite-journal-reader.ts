@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
-import { boundPageCache } from '../sqlite-page-cache.js';
+import type Database from 'better-sqlite3';
+import { openSqlite } from '../sqlite-connection.js';
 import { JournalClosedError } from './journal-errors.js';
 import { TEMPORARY_TASK_PREFIX, type JournalRecord } from './records.js';
 
@@ -19,10 +19,8 @@ export class SqliteJournalReader {
     private readonly path: string,
     busyTimeoutMs: number,
   ) {
-    this.db = new Database(path, { readonly: true, fileMustExist: true });
+    this.db = openSqlite(path, busyTimeoutMs, { readonly: true, fileMustExist: true });
     try {
-      this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-      boundPageCache(this.db);
       const select = (column: string): Database.Statement<[string], string> =>
         this.db
           .prepare<[string], string>(`SELECT body FROM journal_records WHERE ${column} = ? ORDER BY seq`)

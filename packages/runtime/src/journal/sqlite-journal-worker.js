@@ -57,7 +57,7 @@ db.pragma(`wal_autocheckpoint = ${options.walAutocheckpointPages}`);
 db.pragma(`journal_size_limit = ${options.walSizeLimitBytes}`);
 db.pragma('temp_store = MEMORY');
 // SQLite's own default instead of better-sqlite3's 16 MB: an append reuses only the B-tree's
-// right edge (sqlite-page-cache.ts).
+// right edge (sqlite-connection.ts).
 db.pragma(`cache_size = -${options.pageCacheKiB}`);
 
 const insertMany = db.prepare(

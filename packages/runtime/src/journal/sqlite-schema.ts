@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { latestVersion, type Migration, type MigrationOutcome } from '@sluice/store';
-import { boundPageCache } from '../sqlite-page-cache.js';
+import { openSqlite } from '../sqlite-connection.js';
 import { JournalSchemaTooNewError } from './journal-errors.js';
 import { markAllSettled, reconcileInterruptedCalls } from './sqlite-reconcile.js';
 
@@ -106,10 +106,8 @@ export function initializeJournalFile(
   reconcile: boolean = false,
   wallNowMs: () => number = Date.now,
 ): JournalOpening {
-  const db = new Database(path);
+  const db = openSqlite(path, busyTimeoutMs);
   try {
-    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    boundPageCache(db);
     const mode = db.pragma('journal_mode = WAL', { simple: true });
     if (mode !== 'wal') throw new Error(`Journal "${path}" cannot use WAL mode (got ${String(mode)})`);
     const migration = migrateJournal(db);
